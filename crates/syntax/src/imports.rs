@@ -1,0 +1,233 @@
+//! Imports and re-exports: Rust `use` trees and JavaScript/TypeScript `import`/`export ...
+//! from` statements, turned into [`Import`] records.
+//!
+//! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
+//! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
+
+use std::borrow::Cow;
+
+use tree_sitter::Node;
+
+use crate::{Import, ImportTarget, Lang, Position};
+
+/// Use trees nested deeper than this are not followed (real code nests two or three).
+const MAX_USE_TREE_DEPTH: usize = 32;
+
+pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> Vec<Import> {
+    let mut out = Vec::new();
+    for &node in nodes {
+        match lang {
+            Lang::Rust => rust_use(node, source, &mut out),
+            _ => ecma_import(node, source, &mut out),
+        }
+    }
+    out
+}
+
+fn text<'s>(node: Node<'_>, source: &'s [u8]) -> Cow<'s, str> {
+    String::from_utf8_lossy(source.get(node.byte_range()).unwrap_or_default())
+}
+
+fn position(node: Node<'_>) -> Position {
+    let p = node.start_position();
+    Position {
+        line: p.row as u32 + 1,
+        column: p.column as u32 + 1,
+    }
+}
+
+fn path_segments(node: Node<'_>, source: &[u8]) -> Vec<String> {
+    text(node, source)
+        .split("::")
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// Inline `mod` names around a node, outermost first.
+fn enclosing_modules(node: Node<'_>, source: &[u8]) -> Vec<String> {
+    let mut modules = Vec::new();
+    let mut current = node.parent();
+    while let Some(n) = current {
+        if matches!(n.kind(), "mod_item" | "internal_module" | "module")
+            && let Some(name) = n.child_by_field_name("name")
+        {
+            modules.push(text(name, source).into_owned());
+        }
+        current = n.parent();
+    }
+    modules.reverse();
+    modules
+}
+
+/// The last name node of a path (`c` in `a::b::c`), for the import's position.
+fn last_name(node: Node<'_>) -> Node<'_> {
+    node.child_by_field_name("name").unwrap_or(node)
+}
+
+fn rust_use(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let Some(argument) = declaration.child_by_field_name("argument") else {
+        return;
+    };
+    let reexport = (0..declaration.named_child_count() as u32)
+        .filter_map(|i| declaration.named_child(i))
+        .any(|c| c.kind() == "visibility_modifier");
+    let modules = enclosing_modules(declaration, source);
+    let mut work: Vec<(Node, Vec<String>, usize)> = vec![(argument, Vec::new(), 0)];
+    while let Some((node, prefix, depth)) = work.pop() {
+        if depth > MAX_USE_TREE_DEPTH {
+            continue;
+        }
+        let mut push = |local: String, path: Vec<String>, at: Node<'_>| {
+            out.push(Import {
+                local,
+                target: ImportTarget::Path(path),
+                reexport,
+                modules: modules.clone(),
+                start: position(at),
+            });
+        };
+        match node.kind() {
+            "identifier" | "scoped_identifier" | "crate" | "super" | "self" => {
+                let mut path = prefix.clone();
+                path.extend(path_segments(node, source));
+                // `use a::b::{self}` imports `b` itself.
+                if path.last().is_some_and(|s| s == "self") && path.len() > 1 {
+                    path.pop();
+                }
+                if let Some(local) = path.last().cloned() {
+                    push(local, path, last_name(node));
+                }
+            }
+            "use_as_clause" => {
+                let (Some(path_node), Some(alias)) = (
+                    node.child_by_field_name("path"),
+                    node.child_by_field_name("alias"),
+                ) else {
+                    continue;
+                };
+                let mut path = prefix.clone();
+                path.extend(path_segments(path_node, source));
+                let local = text(alias, source).into_owned();
+                if local != "_" {
+                    push(local, path, last_name(path_node));
+                }
+            }
+            "use_wildcard" => {
+                let mut path = prefix.clone();
+                if let Some(inner) = node.named_child(0) {
+                    path.extend(path_segments(inner, source));
+                }
+                push("*".to_owned(), path, node);
+            }
+            "use_list" => {
+                for i in 0..node.named_child_count() as u32 {
+                    if let Some(child) = node.named_child(i) {
+                        work.push((child, prefix.clone(), depth + 1));
+                    }
+                }
+            }
+            "scoped_use_list" => {
+                let mut path = prefix.clone();
+                if let Some(p) = node.child_by_field_name("path") {
+                    path.extend(path_segments(p, source));
+                }
+                if let Some(list) = node.child_by_field_name("list") {
+                    work.push((list, path, depth + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn string_value(node: Node<'_>, source: &[u8]) -> String {
+    text(node, source)
+        .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+        .to_owned()
+}
+
+fn ecma_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let Some(source_node) = statement.child_by_field_name("source") else {
+        return;
+    };
+    let module = string_value(source_node, source);
+    let modules = enclosing_modules(statement, source);
+    let reexport = statement.kind() == "export_statement";
+    let mut push = |local: String, imported: Option<String>, at: Node<'_>| {
+        out.push(Import {
+            local,
+            target: ImportTarget::Module {
+                source: module.clone(),
+                imported,
+            },
+            reexport,
+            modules: modules.clone(),
+            start: position(at),
+        });
+    };
+    for i in 0..statement.named_child_count() as u32 {
+        let Some(child) = statement.named_child(i) else {
+            continue;
+        };
+        match child.kind() {
+            "import_clause" => {
+                for j in 0..child.named_child_count() as u32 {
+                    let Some(part) = child.named_child(j) else {
+                        continue;
+                    };
+                    match part.kind() {
+                        "identifier" => push(
+                            text(part, source).into_owned(),
+                            Some("default".into()),
+                            part,
+                        ),
+                        "namespace_import" => {
+                            if let Some(id) = part.named_child(0) {
+                                push(text(id, source).into_owned(), None, id);
+                            }
+                        }
+                        "named_imports" => specifiers(part, source, &mut push),
+                        _ => {}
+                    }
+                }
+            }
+            "export_clause" => specifiers(child, source, &mut push),
+            "namespace_export" => {
+                if let Some(id) = child.named_child(0) {
+                    push(text(id, source).into_owned(), None, id);
+                }
+            }
+            _ => {}
+        }
+    }
+    // `export * from './x'`: no clause, a bare star.
+    if reexport
+        && (0..statement.child_count() as u32)
+            .filter_map(|i| statement.child(i))
+            .any(|c| c.kind() == "*")
+        && !(0..statement.named_child_count() as u32)
+            .filter_map(|i| statement.named_child(i))
+            .any(|c| c.kind() == "namespace_export")
+    {
+        push("*".into(), Some("*".into()), statement);
+    }
+}
+
+/// `{ a, b as c }` in an import or export clause.
+fn specifiers(clause: Node<'_>, source: &[u8], push: &mut impl FnMut(String, Option<String>, Node<'_>)) {
+    for k in 0..clause.named_child_count() as u32 {
+        let Some(spec) = clause.named_child(k) else {
+            continue;
+        };
+        let Some(name) = spec.child_by_field_name("name") else {
+            continue;
+        };
+        let imported = string_value(name, source);
+        let local = spec
+            .child_by_field_name("alias")
+            .map(|a| string_value(a, source))
+            .unwrap_or_else(|| imported.clone());
+        push(local, Some(imported), name);
+    }
+}

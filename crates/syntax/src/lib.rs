@@ -1,0 +1,275 @@
+//! mcursor-syntax owns the step "one source file in, its facts out".
+//!
+//! It knows the supported languages (extension → tree-sitter grammar + the query files in
+//! `grammars/`), and turns one file's bytes into [`FileFacts`]: definitions with their
+//! containers, signatures and doc comments; references with their kind, qualifier and
+//! enclosing definition; imports and re-exports; and diagnostics.
+//!
+//! Invariants:
+//! - Parsing never fails: a broken, hostile or slow file yields partial facts plus
+//!   [`Diagnostic`]s. Each parse and each query run is bounded by a deadline.
+//! - One file at a time and no shared mutable state, so callers parallelize freely.
+//! - No file system, no index, no async: callers hand in bytes.
+//!
+//! ```
+//! use mcursor_syntax::{Lang, ParseConfig, parse_source};
+//! let facts = parse_source(Lang::Rust, b"fn main() { helper(); }\nfn helper() {}", &ParseConfig::default());
+//! assert_eq!(facts.definitions.len(), 2);
+//! assert_eq!(facts.references[0].name, "helper");
+//! ```
+
+mod extract;
+mod imports;
+mod lang;
+
+use std::time::Duration;
+
+pub use extract::parse_source;
+pub use lang::{Lang, LanguageSupport, QueryError, check_all_queries};
+
+/// What a definition is. The lowercase word is part of the CLI's JSON contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SymbolKind {
+    Function,
+    Method,
+    Struct,
+    Class,
+    Enum,
+    EnumVariant,
+    Interface,
+    Trait,
+    TypeAlias,
+    Constant,
+    Static,
+    Variable,
+    Field,
+    Module,
+    Macro,
+}
+
+impl SymbolKind {
+    pub const ALL: [SymbolKind; 15] = [
+        Self::Function,
+        Self::Method,
+        Self::Struct,
+        Self::Class,
+        Self::Enum,
+        Self::EnumVariant,
+        Self::Interface,
+        Self::Trait,
+        Self::TypeAlias,
+        Self::Constant,
+        Self::Static,
+        Self::Variable,
+        Self::Field,
+        Self::Module,
+        Self::Macro,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Function => "function",
+            Self::Method => "method",
+            Self::Struct => "struct",
+            Self::Class => "class",
+            Self::Enum => "enum",
+            Self::EnumVariant => "enum_variant",
+            Self::Interface => "interface",
+            Self::Trait => "trait",
+            Self::TypeAlias => "type_alias",
+            Self::Constant => "constant",
+            Self::Static => "static",
+            Self::Variable => "variable",
+            Self::Field => "field",
+            Self::Module => "module",
+            Self::Macro => "macro",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+
+    /// Types a name can stand for in a type position.
+    pub fn is_type(self) -> bool {
+        matches!(
+            self,
+            Self::Struct
+                | Self::Class
+                | Self::Enum
+                | Self::Interface
+                | Self::Trait
+                | Self::TypeAlias
+        )
+    }
+
+    /// Definitions that have a body of code, so references inside them form call edges.
+    pub fn is_callable(self) -> bool {
+        matches!(self, Self::Function | Self::Method)
+    }
+}
+
+/// How a name is used. The lowercase word is part of the CLI's JSON contract.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RefKind {
+    Call,
+    Type,
+    Import,
+    Macro,
+    Field,
+    Identifier,
+}
+
+impl RefKind {
+    pub const ALL: [RefKind; 6] = [
+        Self::Call,
+        Self::Type,
+        Self::Import,
+        Self::Macro,
+        Self::Field,
+        Self::Identifier,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Call => "call",
+            Self::Type => "type",
+            Self::Import => "import",
+            Self::Macro => "macro",
+            Self::Field => "field",
+            Self::Identifier => "identifier",
+        }
+    }
+
+    pub fn parse(word: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == word)
+    }
+
+    /// Whether a definition of `kind` can be what this use refers to. Used to keep a call
+    /// from resolving to a struct field of the same name, for example.
+    pub fn can_refer_to(self, kind: SymbolKind) -> bool {
+        use SymbolKind as K;
+        match self {
+            RefKind::Call => matches!(
+                kind,
+                K::Function | K::Method | K::Struct | K::Class | K::EnumVariant | K::Field
+            ),
+            RefKind::Type => kind.is_type() || matches!(kind, K::Module | K::EnumVariant),
+            RefKind::Macro => kind == K::Macro,
+            RefKind::Field => matches!(kind, K::Field | K::Method | K::EnumVariant | K::Constant),
+            RefKind::Import => true,
+            RefKind::Identifier => !matches!(kind, K::Field | K::Macro),
+        }
+    }
+}
+
+/// A 1-based position: line, and column counted in bytes (as ripgrep's `--column`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub struct Position {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// One definition found in a file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    pub name: String,
+    pub kind: SymbolKind,
+    /// Inline modules / namespaces around the definition, outermost first.
+    pub modules: Vec<String>,
+    /// The innermost type-like container (impl target, trait, class, enum, struct).
+    pub container: Option<String>,
+    /// Where the name starts.
+    pub start: Position,
+    /// Where the whole definition ends.
+    pub end: Position,
+    pub start_byte: u32,
+    pub end_byte: u32,
+    /// The definition's head, whitespace collapsed: `pub fn load(path: &Path) -> Result<Config>`.
+    pub signature: String,
+    pub doc: Option<String>,
+    /// `export default` in JavaScript/TypeScript.
+    pub default_export: bool,
+    /// Index of the innermost definition containing this one.
+    pub parent: Option<u32>,
+}
+
+/// One use of a name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    pub name: String,
+    pub kind: RefKind,
+    pub start: Position,
+    pub start_byte: u32,
+    /// Source text of the path or receiver before the name: `Foo` in `Foo::new()`, `self`
+    /// in `self.run()`, `crate::config` in `crate::config::load()`.
+    pub qualifier: Option<String>,
+    /// Index of the innermost definition containing this use.
+    pub enclosing: Option<u32>,
+}
+
+/// What an import brings into scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImportTarget {
+    /// A Rust `use` path, e.g. `["crate", "config", "load"]`. For a glob import the path
+    /// names the module and `local` is `*`.
+    Path(Vec<String>),
+    /// A JavaScript/TypeScript module specifier and the exported name taken from it:
+    /// `Some("default")` for a default import, `None` for `* as ns`, `Some("*")` for
+    /// `export * from`.
+    Module {
+        source: String,
+        imported: Option<String>,
+    },
+}
+
+/// One name brought into a file's scope by `use`, `import` or a re-export.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Import {
+    /// The name as it is known in this file (`*` for glob imports).
+    pub local: String,
+    pub target: ImportTarget,
+    /// `pub use` or `export ... from`: the name is visible to importers of this file.
+    pub reexport: bool,
+    /// Inline modules the import sits in, outermost first.
+    pub modules: Vec<String>,
+    /// Position of the imported name (for the import's own reference entry).
+    pub start: Position,
+}
+
+/// Something worth telling the user about one file; never fatal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub line: u32,
+    pub message: String,
+}
+
+/// Everything mcursor learns from one file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct FileFacts {
+    pub definitions: Vec<Definition>,
+    pub references: Vec<Reference>,
+    pub imports: Vec<Import>,
+    /// `export default someName;` names an existing binding as the default export.
+    pub default_export_name: Option<String>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The tree had syntax errors (facts are still extracted from the valid parts).
+    pub has_syntax_errors: bool,
+    /// The parse or the query ran past its deadline; facts are partial or empty.
+    pub timed_out: bool,
+}
+
+/// Bounds for one file's parse.
+#[derive(Debug, Clone)]
+pub struct ParseConfig {
+    /// Deadline for parsing plus extraction of one file.
+    pub timeout: Duration,
+}
+
+impl Default for ParseConfig {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(5),
+        }
+    }
+}

@@ -1,0 +1,2 @@
+; Catch-all type uses for TypeScript and TSX, appended after the specific patterns.
+(type_identifier) @name @reference.type
