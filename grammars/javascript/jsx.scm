@@ -1,5 +1,5 @@
 ; JSX component uses, for JavaScript and TSX.
 (jsx_opening_element name: (identifier) @name) @reference.call
 (jsx_self_closing_element name: (identifier) @name) @reference.call
-(jsx_opening_element name: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @reference.call
-(jsx_self_closing_element name: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @reference.call
+(jsx_opening_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(jsx_self_closing_element name: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call

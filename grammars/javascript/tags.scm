@@ -23,10 +23,10 @@
 
 ; ---------------------------------------------------------------- references
 (call_expression function: (identifier) @name) @reference.call
-(call_expression function: (member_expression object: (_) @qualifier property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+(call_expression function: (member_expression object: (_) @receiver property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
 (new_expression constructor: (identifier) @name) @reference.call
-(new_expression constructor: (member_expression object: (_) @qualifier property: (property_identifier) @name)) @reference.call
-(member_expression object: (_) @qualifier property: (property_identifier) @name) @reference.field
+(new_expression constructor: (member_expression object: (_) @receiver property: (property_identifier) @name)) @reference.call
+(member_expression object: (_) @receiver property: (property_identifier) @name) @reference.field
 
 ; -------------------------------------------------------------------- locals
 (statement_block) @local.scope

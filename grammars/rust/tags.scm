@@ -4,7 +4,8 @@
 ;   @definition.<kind>  the whole definition node; <kind> is a SymbolKind word
 ;   @name               the defined (or referenced) identifier inside the pattern
 ;   @reference.<kind>   a use of a name; <kind> is a RefKind word
-;   @qualifier          the path or receiver before a referenced name (`Foo` in `Foo::new`)
+;   @qualifier          the path before a referenced name (`Foo` in `Foo::new`)
+;   @receiver           the value before a referenced member (`self` in `self.run()`)
 ;   @scope.container    a node whose name qualifies the definitions inside it
 ;   @scope.name         that container's name
 ;   @local.scope        a node that opens a scope for local bindings
@@ -49,10 +50,10 @@
 
 (call_expression function: (identifier) @name) @reference.call
 (call_expression function: (scoped_identifier path: (_) @qualifier name: (identifier) @name)) @reference.call
-(call_expression function: (field_expression value: (_) @qualifier field: (field_identifier) @name)) @reference.call
+(call_expression function: (field_expression value: (_) @receiver field: (field_identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.call
-(call_expression function: (generic_function function: (field_expression value: (_) @qualifier field: (field_identifier) @name))) @reference.call
+(call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
 
 (struct_expression name: (type_identifier) @name) @reference.type
 (struct_expression name: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)) @reference.type
@@ -60,7 +61,7 @@
 (type_identifier) @name @reference.type
 
 (scoped_identifier path: (_) @qualifier name: (identifier) @name) @reference.identifier
-(field_expression value: (_) @qualifier field: (field_identifier) @name) @reference.field
+(field_expression value: (_) @receiver field: (field_identifier) @name) @reference.field
 (field_initializer field: (field_identifier) @name) @reference.field
 (shorthand_field_initializer (identifier) @name) @reference.identifier
 (identifier) @name @reference.identifier

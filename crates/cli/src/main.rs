@@ -1,1 +1,393 @@
-fn main(){}
+//! The `mcursor` binary: argument parsing, terminal rendering, `--json` output and exit
+//! codes over the index crate's query API.
+//!
+//! Exit codes: 0 success with results, 1 success without results (as grep), 2 error.
+//! `--json` prints machine-readable output on stdout and nothing else there; messages go
+//! to stderr. Colors only on a terminal, never with `NO_COLOR`.
+
+mod render;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use mcursor_index::{
+    BuildOptions, FindQuery, Index, IndexError, LockWait, Progress, RefTarget, RefsQuery,
+    SearchQuery, SymbolHit, build_index,
+};
+use mcursor_syntax::{Lang, RefKind, SymbolKind};
+
+use crate::render::Out;
+
+#[derive(Parser)]
+#[command(
+    name = "mcursor",
+    version,
+    about = "A code index for people and agents: definitions, references, call graph and code search.",
+    after_help = "Exit status: 0 results found, 1 nothing found, 2 error.\nStart with `mcursor index` in a repository, then `mcursor find NAME`."
+)]
+struct Cli {
+    /// Run as if started in DIR.
+    #[arg(short = 'C', global = true, value_name = "DIR")]
+    directory: Option<PathBuf>,
+    /// Print JSON on stdout instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    /// When to color the output.
+    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Build or refresh the index of PATH (default: the current directory) in PATH/.mcursor/.
+    Index(IndexArgs),
+    /// Where is NAME defined? Accepts `name`, `Type::method`, `Class.method`, `module::name`.
+    Find(FindArgs),
+    /// Who uses a symbol? TARGET is a name or a position `PATH:LINE[:COL]`.
+    Refs(RefsArgs),
+    /// Who calls a function (the call graph upwards).
+    Callers(CallArgs),
+    /// What a function calls (the call graph downwards).
+    Callees(CallArgs),
+    /// Full-text code search: words match whole identifiers and their sub-words.
+    Search(SearchArgs),
+    /// What the index holds and whether files changed since it was built.
+    Status,
+}
+
+#[derive(Args)]
+struct IndexArgs {
+    /// The repository root to index.
+    path: Option<PathBuf>,
+    /// Rebuild from scratch.
+    #[arg(long)]
+    full: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long, default_value_t = 1024 * 1024, value_name = "BYTES")]
+    max_file_size: u64,
+    /// Worker threads (default: all cores).
+    #[arg(long, short = 'j')]
+    threads: Option<usize>,
+    /// Give up on one file's parse after this many milliseconds.
+    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    parse_timeout_ms: u64,
+    /// Exit at once if another mcursor is writing this index, instead of waiting.
+    #[arg(long)]
+    no_wait: bool,
+}
+
+#[derive(Args)]
+struct FindArgs {
+    name: String,
+    /// Only this kind (function, method, struct, class, enum, enum_variant, interface,
+    /// trait, type_alias, constant, static, variable, field, module, macro).
+    #[arg(long, value_parser = parse_symbol_kind)]
+    kind: Option<SymbolKind>,
+    /// Only this language (rust, typescript, tsx, javascript).
+    #[arg(long, value_parser = parse_lang)]
+    lang: Option<Lang>,
+    /// Names starting with NAME.
+    #[arg(long, conflicts_with = "fuzzy")]
+    prefix: bool,
+    /// Names similar to NAME (labeled as fuzzy matches).
+    #[arg(long)]
+    fuzzy: bool,
+    #[arg(long, default_value_t = 100)]
+    limit: usize,
+}
+
+#[derive(Args)]
+struct RefsArgs {
+    target: String,
+    /// Only this kind of use (call, type, import, macro, field, identifier).
+    #[arg(long, value_parser = parse_ref_kind)]
+    kind: Option<RefKind>,
+    /// Leave out references matched by name only.
+    #[arg(long)]
+    resolved_only: bool,
+    #[arg(long, default_value_t = 1000)]
+    limit: usize,
+}
+
+#[derive(Args)]
+struct CallArgs {
+    target: String,
+    /// How many levels to follow.
+    #[arg(long, default_value_t = 1)]
+    depth: usize,
+}
+
+#[derive(Args)]
+struct SearchArgs {
+    query: String,
+    /// QUERY is a regular expression, matched line by line.
+    #[arg(long, short = 'e')]
+    regex: bool,
+    /// Only paths matching this glob (e.g. 'src/**/*.rs').
+    #[arg(long, value_name = "GLOB")]
+    path: Option<String>,
+    #[arg(long, value_parser = parse_lang)]
+    lang: Option<Lang>,
+    #[arg(long, default_value_t = 50)]
+    limit: usize,
+}
+
+fn parse_symbol_kind(s: &str) -> Result<SymbolKind, String> {
+    SymbolKind::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("unknown kind; one of: {}", all.join(", "))
+    })
+}
+
+fn parse_ref_kind(s: &str) -> Result<RefKind, String> {
+    RefKind::parse(s).ok_or_else(|| {
+        let all: Vec<&str> = RefKind::ALL.iter().map(|k| k.as_str()).collect();
+        format!("unknown kind; one of: {}", all.join(", "))
+    })
+}
+
+fn parse_lang(s: &str) -> Result<Lang, String> {
+    Lang::parse(s).ok_or_else(|| "unknown language; one of: rust, typescript, tsx, javascript".into())
+}
+
+/// The outcome of a command, mapped to an exit code.
+enum Found {
+    Some,
+    None,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.color {
+        ColorWhen::Auto => {}
+        ColorWhen::Always => anstream::ColorChoice::Always.write_global(),
+        ColorWhen::Never => anstream::ColorChoice::Never.write_global(),
+    }
+    let mut out = Out::new(cli.json);
+    let result = run(&cli, &mut out);
+    let flushed = out.flush();
+    match (result, flushed) {
+        (Ok(Found::Some), _) => ExitCode::SUCCESS,
+        (Ok(Found::None), _) => ExitCode::from(1),
+        (Err(e), _) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
+        (Err(e), _) => {
+            let mut stderr = anstream::stderr();
+            let _ = writeln!(stderr, "{}error:{} {e:#}", render::ERROR.render(), render::ERROR.render_reset());
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn working_dir(cli: &Cli) -> Result<PathBuf> {
+    let dir = match &cli.directory {
+        Some(d) => d.clone(),
+        None => std::env::current_dir().context("cannot read the current directory")?,
+    };
+    if !dir.is_dir() {
+        let err = if dir.exists() {
+            IndexError::NotADirectory(dir)
+        } else {
+            IndexError::MissingPath(dir)
+        };
+        return Err(err.into());
+    }
+    Ok(dir)
+}
+
+fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
+    let cwd = working_dir(cli)?;
+    match &cli.command {
+        Command::Index(args) => index(&cwd, args, out),
+        Command::Find(args) => find(&open(&cwd)?, args, out),
+        Command::Refs(args) => refs(&open(&cwd)?, args, out),
+        Command::Callers(args) => calls(&open(&cwd)?, args, true, out),
+        Command::Callees(args) => calls(&open(&cwd)?, args, false, out),
+        Command::Search(args) => search(&open(&cwd)?, args, out),
+        Command::Status => status(&open(&cwd)?, out),
+    }
+}
+
+fn open(cwd: &Path) -> Result<Index> {
+    Ok(Index::open(cwd)?)
+}
+
+fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
+    let root = match &args.path {
+        Some(p) => cwd.join(p),
+        None => cwd.to_path_buf(),
+    };
+    let options = BuildOptions {
+        max_file_size: args.max_file_size,
+        threads: args.threads.unwrap_or(BuildOptions::default().threads),
+        parse_timeout: Duration::from_millis(args.parse_timeout_ms),
+        lock_wait: if args.no_wait { LockWait::Fail } else { LockWait::Wait },
+    };
+    // Every build rewrites the whole index today, so `--full` only states the intent.
+    let _ = args.full;
+    let bar = render::progress_bar();
+    let report = |p: Progress| match p {
+        Progress::WaitingForLock { holder } => {
+            bar.println(format!("waiting: the index is being written by {holder}"));
+        }
+        Progress::Walked { files } => {
+            bar.set_length(files as u64);
+            bar.set_message("parsing");
+        }
+        Progress::Parsed { done, .. } => bar.set_position(done as u64),
+        Progress::Writing => bar.set_message("resolving names and writing"),
+    };
+    let summary = build_index(&root, &options, &report);
+    bar.finish_and_clear();
+    let summary = summary?;
+    if out.json {
+        out.json_value(&summary)?;
+    } else {
+        render::index_summary(out, &summary)?;
+    }
+    Ok(Found::Some)
+}
+
+fn not_found(index: &Index, name: &str, out: &mut Out) -> Result<Found> {
+    if out.json {
+        out.json_value(&Vec::<SymbolHit>::new())?;
+    }
+    let suggestions = index.similar_names(name, 5);
+    render::no_symbol(name, &suggestions)?;
+    Ok(Found::None)
+}
+
+fn find(index: &Index, args: &FindArgs, out: &mut Out) -> Result<Found> {
+    let hits = index.find(&FindQuery {
+        name: args.name.clone(),
+        kind: args.kind,
+        lang: args.lang,
+        prefix: args.prefix,
+        fuzzy: args.fuzzy,
+        limit: Some(args.limit),
+    });
+    if hits.is_empty() {
+        return not_found(index, &args.name, out);
+    }
+    if out.json {
+        out.json_value(&hits)?;
+    } else {
+        if args.fuzzy {
+            out.note(&format!("fuzzy matches for `{}` (not exact):", args.name))?;
+        }
+        for hit in &hits {
+            render::symbol(out, hit)?;
+        }
+    }
+    Ok(Found::Some)
+}
+
+fn targets(index: &Index, target: &str, out: &mut Out) -> Result<Option<Vec<SymbolHit>>> {
+    let parsed = RefTarget::parse(target);
+    let hits = index.targets(&parsed)?;
+    if hits.is_empty() {
+        not_found(index, target, out)?;
+        return Ok(None);
+    }
+    Ok(Some(hits))
+}
+
+fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
+    let Some(targets) = targets(index, &args.target, out)? else {
+        return Ok(Found::None);
+    };
+    let hits = index.references(
+        &targets,
+        &RefsQuery {
+            kind: args.kind,
+            resolved_only: args.resolved_only,
+            limit: Some(args.limit),
+        },
+    );
+    if out.json {
+        out.json_value(&hits)?;
+    } else {
+        for hit in &hits {
+            render::reference(out, hit)?;
+        }
+        if hits.is_empty() {
+            render::message(&format!(
+                "{} is defined ({}), but nothing in the index refers to it",
+                args.target,
+                targets
+                    .iter()
+                    .map(|t| format!("{}:{}", t.path, t.line))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))?;
+        }
+    }
+    Ok(if hits.is_empty() { Found::None } else { Found::Some })
+}
+
+fn calls(index: &Index, args: &CallArgs, callers: bool, out: &mut Out) -> Result<Found> {
+    let Some(targets) = targets(index, &args.target, out)? else {
+        return Ok(Found::None);
+    };
+    let depth = args.depth.max(1);
+    let edges = if callers {
+        index.callers(&targets, depth)
+    } else {
+        index.callees(&targets, depth)
+    };
+    if out.json {
+        out.json_value(&edges)?;
+    } else {
+        for edge in &edges {
+            render::call_edge(out, edge, callers)?;
+        }
+        if edges.is_empty() {
+            render::message(&format!(
+                "{} is defined, but the index has no {} for it",
+                args.target,
+                if callers { "callers" } else { "callees" }
+            ))?;
+        }
+    }
+    Ok(if edges.is_empty() { Found::None } else { Found::Some })
+}
+
+fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
+    let hits = index.search(&SearchQuery {
+        query: args.query.clone(),
+        regex: args.regex,
+        path_glob: args.path.clone(),
+        lang: args.lang,
+        limit: args.limit.max(1),
+    })?;
+    if out.json {
+        out.json_value(&hits)?;
+    } else {
+        for hit in &hits {
+            render::search_hit(out, hit)?;
+        }
+    }
+    Ok(if hits.is_empty() { Found::None } else { Found::Some })
+}
+
+fn status(index: &Index, out: &mut Out) -> Result<Found> {
+    let status = index.status();
+    if out.json {
+        out.json_value(&status)?;
+    } else {
+        render::status(out, &status)?;
+    }
+    Ok(Found::Some)
+}

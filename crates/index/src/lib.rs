@@ -1,1 +1,85 @@
-//! placeholder
+//! mcursor-index owns a repository's code index: the walk, the parallel parse pipeline,
+//! name resolution, the symbol/reference graph, the full-text index, the on-disk store in
+//! `.mcursor/`, and the query API that the CLI and the agent tools call.
+//!
+//! Invariants:
+//! - Synchronous and thread-based (rayon); async callers use `spawn_blocking`.
+//! - The symbol store and the text index are committed together under one generation
+//!   number; a reader opens the generation the text index committed, never a mix, and a
+//!   killed build leaves the previous generation readable (see [`build`]).
+//! - One writer at a time across processes (see [`lock`]).
+//! - Every reference says how sure it is ([`Confidence`]); "no such symbol" and "no
+//!   references" are different answers.
+//!
+//! ```no_run
+//! use mcursor_index::{BuildOptions, FindQuery, Index, build_index};
+//! let root = std::path::Path::new(".");
+//! build_index(root, &BuildOptions::default(), &|_| {})?;
+//! let index = Index::open(root)?;
+//! for hit in index.find(&FindQuery::exact("parse_config")) {
+//!     println!("{}:{}:{} {}", hit.path, hit.line, hit.column, hit.signature);
+//! }
+//! # Ok::<(), mcursor_index::IndexError>(())
+//! ```
+
+pub mod build;
+pub mod error;
+mod graph;
+pub mod lock;
+mod query;
+mod resolve;
+pub mod store;
+mod text;
+pub mod walk;
+
+use std::path::{Path, PathBuf};
+
+pub use build::{BuildOptions, BuildSummary, Progress, build_index, check_root, decode_source};
+pub use error::{IndexError, Result};
+pub use lock::LockWait;
+pub use query::{
+    CallEdge, FindQuery, Index, RefHit, RefTarget, RefsQuery, SearchHit, SearchQuery, Status,
+    SymbolHit,
+};
+pub use store::{Confidence, FORMAT_VERSION};
+pub use text::sub_words;
+pub use walk::{INDEX_DIR, SkipReason};
+
+pub(crate) const FORMAT_FILE: &str = "FORMAT";
+pub(crate) const TEXT_DIR: &str = "text";
+
+pub(crate) fn format_marker() -> String {
+    format!("mcursor index format {FORMAT_VERSION}\n")
+}
+
+/// The generation the text index last committed, from its commit payload.
+pub(crate) fn committed_generation(index: &tantivy::Index) -> Option<u64> {
+    let payload = index.load_metas().ok()?.payload?;
+    generation_from_payload(&payload)
+}
+
+fn generation_from_payload(payload: &str) -> Option<u64> {
+    serde_json::from_str::<serde_json::Value>(payload)
+        .ok()?
+        .get("generation")?
+        .as_u64()
+}
+
+/// The nearest directory at or above `start` that holds an index (like git finds `.git`).
+pub fn find_root(start: &Path) -> Result<PathBuf> {
+    let start = std::fs::canonicalize(start).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => IndexError::MissingPath(start.to_path_buf()),
+        _ => IndexError::Io {
+            path: start.to_path_buf(),
+            source: e,
+        },
+    })?;
+    let mut current = Some(start.as_path());
+    while let Some(dir) = current {
+        if dir.join(INDEX_DIR).join(FORMAT_FILE).is_file() {
+            return Ok(dir.to_path_buf());
+        }
+        current = dir.parent();
+    }
+    Err(IndexError::NoIndex(start))
+}

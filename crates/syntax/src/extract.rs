@@ -30,7 +30,7 @@ const MAX_DOC_CHARS: usize = 2000;
 /// mcursor cannot know anyway.
 const MAX_QUALIFIER_BYTES: usize = 160;
 /// Marks a qualifier that was an expression too long to keep.
-pub(crate) const EXPRESSION_QUALIFIER: &str = "(expr)";
+pub const EXPRESSION_QUALIFIER: &str = "(expr)";
 
 thread_local! {
     static PARSER: RefCell<Parser> = RefCell::new(Parser::new());
@@ -109,7 +109,8 @@ struct Candidate<'tree> {
     role: CaptureRole,
     node: Node<'tree>,
     name: Node<'tree>,
-    qualifier: Option<Node<'tree>>,
+    /// The qualifier node, and whether it is a value receiver (`x.f`) rather than a path.
+    qualifier: Option<(Node<'tree>, bool)>,
 }
 
 struct Scope {
@@ -164,7 +165,8 @@ impl Extractor<'_> {
                 let role = self.support.roles[capture.index as usize];
                 match role {
                     CaptureRole::Name => name = Some(capture.node),
-                    CaptureRole::Qualifier => qualifier = Some(capture.node),
+                    CaptureRole::Qualifier => qualifier = Some((capture.node, false)),
+                    CaptureRole::Receiver => qualifier = Some((capture.node, true)),
                     CaptureRole::ScopeName => scope_name = Some(capture.node),
                     CaptureRole::LocalScope => {
                         local_scopes.push((capture.node.start_byte(), capture.node.end_byte()))
@@ -429,7 +431,8 @@ impl Extractor<'_> {
                         kind,
                         start: position(r.name.start_position()),
                         start_byte: r.name.start_byte() as u32,
-                        qualifier: r.qualifier.map(|q| self.qualifier_text(q)),
+                        qualifier: r.qualifier.map(|(q, _)| self.qualifier_text(q)),
+                        receiver: r.qualifier.is_some_and(|(_, receiver)| receiver),
                         enclosing: definition_stack.last().map(|&(_, i)| i),
                     });
                 }

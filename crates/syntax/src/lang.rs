@@ -145,6 +145,7 @@ pub(crate) enum CaptureRole {
     Reference(RefKind),
     Name,
     Qualifier,
+    Receiver,
     ScopeContainer,
     ScopeModule,
     ScopeName,
@@ -170,6 +171,7 @@ impl CaptureRole {
         Ok(match name {
             "name" => CaptureRole::Name,
             "qualifier" => CaptureRole::Qualifier,
+            "receiver" => CaptureRole::Receiver,
             "scope.container" => CaptureRole::ScopeContainer,
             "scope.module" => CaptureRole::ScopeModule,
             "scope.name" => CaptureRole::ScopeName,

@@ -24,7 +24,7 @@ mod lang;
 
 use std::time::Duration;
 
-pub use extract::parse_source;
+pub use extract::{EXPRESSION_QUALIFIER, parse_source};
 pub use lang::{Lang, LanguageSupport, QueryError, check_all_queries};
 
 /// What a definition is. The lowercase word is part of the CLI's JSON contract.
@@ -204,6 +204,8 @@ pub struct Reference {
     /// Source text of the path or receiver before the name: `Foo` in `Foo::new()`, `self`
     /// in `self.run()`, `crate::config` in `crate::config::load()`.
     pub qualifier: Option<String>,
+    /// The qualifier is a value (`self.run()`, `user.name`) rather than a path or namespace.
+    pub receiver: bool,
     /// Index of the innermost definition containing this use.
     pub enclosing: Option<u32>,
 }

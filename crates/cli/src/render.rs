@@ -1,0 +1,255 @@
+//! Terminal and JSON rendering. Colors are written as ANSI styles into an `anstream`
+//! stream, which strips them when stdout is not a terminal or `NO_COLOR` is set.
+
+use std::io::{BufWriter, Write};
+
+use anstyle::{AnsiColor, Style};
+use indicatif::{ProgressBar, ProgressStyle};
+use mcursor_index::{BuildSummary, CallEdge, RefHit, SearchHit, Status, SymbolHit};
+
+pub const ERROR: Style = AnsiColor::Red.on_default().bold();
+const PATH: Style = AnsiColor::Magenta.on_default();
+const LINE: Style = AnsiColor::Green.on_default();
+const KIND: Style = AnsiColor::Cyan.on_default();
+const NAME: Style = Style::new().bold();
+const DIM: Style = Style::new().dimmed();
+const WARN: Style = AnsiColor::Yellow.on_default();
+
+/// Buffered stdout that knows whether it prints JSON.
+pub struct Out {
+    pub json: bool,
+    stream: anstream::AutoStream<Box<dyn Write + Send>>,
+}
+
+impl Out {
+    pub fn new(json: bool) -> Self {
+        let choice = anstream::AutoStream::choice(&std::io::stdout());
+        Self {
+            json,
+            stream: anstream::AutoStream::new(Box::new(BufWriter::new(std::io::stdout())), choice),
+        }
+    }
+
+    pub fn json_value<T: serde::Serialize>(&mut self, value: &T) -> anyhow::Result<()> {
+        serde_json::to_writer(&mut self.stream, value)?;
+        writeln!(self.stream)?;
+        Ok(())
+    }
+
+    pub fn note(&mut self, text: &str) -> anyhow::Result<()> {
+        writeln!(self.stream, "{}{text}{}", WARN.render(), WARN.render_reset())?;
+        Ok(())
+    }
+
+    pub fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
+
+fn paint(style: Style, text: impl std::fmt::Display) -> String {
+    format!("{}{text}{}", style.render(), style.render_reset())
+}
+
+fn location(path: &str, line: u32, column: u32) -> String {
+    format!("{}:{}:{}", paint(PATH, path), paint(LINE, line), column)
+}
+
+pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error
+        .chain()
+        .filter_map(|e| e.downcast_ref::<std::io::Error>())
+        .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+}
+
+/// A progress bar on stderr; hidden when stderr is not a terminal.
+pub fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    if let Ok(style) = ProgressStyle::with_template(
+        "{spinner} {msg:<28} [{bar:30}] {pos}/{len} files ({per_sec}, {eta})",
+    ) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_message("walking");
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    bar
+}
+
+/// A message for the user on stderr (never on stdout, which may be JSON).
+pub fn message(text: &str) -> anyhow::Result<()> {
+    let mut stderr = anstream::stderr();
+    writeln!(stderr, "{text}")?;
+    Ok(())
+}
+
+pub fn no_symbol(name: &str, suggestions: &[String]) -> anyhow::Result<()> {
+    let mut stderr = anstream::stderr();
+    writeln!(stderr, "no symbol named {}", paint(NAME, name))?;
+    if !suggestions.is_empty() {
+        writeln!(
+            stderr,
+            "{} {}",
+            paint(DIM, "suggestions (not matches):"),
+            suggestions.join(", ")
+        )?;
+    }
+    Ok(())
+}
+
+pub fn symbol(out: &mut Out, hit: &SymbolHit) -> anyhow::Result<()> {
+    writeln!(
+        out.stream,
+        "{}: {} {}  {}",
+        location(&hit.path, hit.line, hit.column),
+        paint(KIND, hit.kind),
+        paint(NAME, &hit.qualified_name),
+        paint(DIM, &hit.signature)
+    )?;
+    Ok(())
+}
+
+pub fn reference(out: &mut Out, hit: &RefHit) -> anyhow::Result<()> {
+    let mut note = hit.kind.to_owned();
+    if let Some(enclosing) = &hit.enclosing {
+        note.push_str(" in ");
+        note.push_str(enclosing);
+    }
+    if hit.confidence != "resolved" {
+        note.push_str(", ");
+        note.push_str(hit.confidence);
+    }
+    writeln!(
+        out.stream,
+        "{}: {}  {}",
+        location(&hit.path, hit.line, hit.column),
+        hit.text,
+        paint(DIM, format!("[{note}]"))
+    )?;
+    Ok(())
+}
+
+pub fn call_edge(out: &mut Out, edge: &CallEdge, callers: bool) -> anyhow::Result<()> {
+    let indent = "  ".repeat(edge.depth.saturating_sub(1) as usize);
+    let (shown, other) = if callers {
+        (&edge.caller, &edge.callee)
+    } else {
+        (&edge.callee, &edge.caller)
+    };
+    let arrow = if callers { "calls" } else { "called by" };
+    let confidence = if edge.confidence == "resolved" {
+        String::new()
+    } else {
+        format!(", {}", edge.confidence)
+    };
+    let site = edge.sites.first().cloned().unwrap_or_default();
+    let more = match edge.sites.len() {
+        0 | 1 => String::new(),
+        n => format!(" (+{} more)", n - 1),
+    };
+    writeln!(
+        out.stream,
+        "{indent}{}  {}",
+        paint(NAME, shown),
+        paint(DIM, format!("[{arrow} {other} at {site}{more}{confidence}]"))
+    )?;
+    Ok(())
+}
+
+pub fn search_hit(out: &mut Out, hit: &SearchHit) -> anyhow::Result<()> {
+    writeln!(
+        out.stream,
+        "{}:{}: {}",
+        paint(PATH, &hit.path),
+        paint(LINE, hit.line),
+        hit.text
+    )?;
+    Ok(())
+}
+
+fn megabytes(bytes: u64) -> String {
+    format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+}
+
+pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
+    let parsed: Vec<String> = s.parsed.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    writeln!(
+        out.stream,
+        "indexed {} files ({}) in {:.2}s: {} symbols, {} references",
+        s.files,
+        if parsed.is_empty() { "none parsed".to_owned() } else { parsed.join(", ") },
+        s.duration_ms as f64 / 1000.0,
+        s.symbols,
+        s.references
+    )?;
+    writeln!(
+        out.stream,
+        "source {}, index {} (generation {}) in {}",
+        megabytes(s.source_bytes),
+        megabytes(s.index_bytes),
+        s.generation,
+        s.root.join(mcursor_index::INDEX_DIR).display()
+    )?;
+    if !s.skipped.is_empty() {
+        let reasons: Vec<String> = s.skipped.iter().map(|(r, n)| format!("{n} {r}")).collect();
+        writeln!(out.stream, "skipped: {}", reasons.join(", "))?;
+        for f in s.skipped_files.iter().take(10) {
+            writeln!(out.stream, "  {}  {}", paint(PATH, &f.path), paint(DIM, &f.reason))?;
+        }
+        if s.skipped_files.len() > 10 {
+            writeln!(out.stream, "  ... (--json lists them all)")?;
+        }
+    }
+    if s.syntax_errors > 0 {
+        writeln!(
+            out.stream,
+            "{} files have syntax errors (indexed from their valid parts)",
+            s.syntax_errors
+        )?;
+    }
+    for path in &s.timed_out {
+        writeln!(
+            out.stream,
+            "{}: parse timed out; text search only",
+            paint(WARN, path)
+        )?;
+    }
+    Ok(())
+}
+
+pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
+    let langs: Vec<String> = s.files_per_lang.iter().map(|(l, n)| format!("{n} {l}")).collect();
+    writeln!(out.stream, "index of {} (generation {})", s.root.display(), s.generation)?;
+    writeln!(out.stream, "files: {} ({})", s.files, langs.join(", "))?;
+    writeln!(out.stream, "symbols: {}, references: {}", s.symbols, s.references)?;
+    writeln!(
+        out.stream,
+        "size: {} for {} of source",
+        megabytes(s.index_bytes),
+        megabytes(s.source_bytes)
+    )?;
+    if s.current {
+        writeln!(out.stream, "{}", paint(LINE, "current: no files changed since the index was built"))?;
+    } else {
+        writeln!(
+            out.stream,
+            "{}",
+            paint(
+                WARN,
+                format!(
+                    "stale: {} modified, {} added, {} deleted since the index was built; run `mcursor index`",
+                    s.modified.len(),
+                    s.added.len(),
+                    s.deleted.len()
+                )
+            )
+        )?;
+        for (label, paths) in [("modified", &s.modified), ("added", &s.added), ("deleted", &s.deleted)] {
+            for p in paths.iter().take(20) {
+                writeln!(out.stream, "  {label:<8} {}", paint(PATH, p))?;
+            }
+            if paths.len() > 20 {
+                writeln!(out.stream, "  {label:<8} ... and {} more", paths.len() - 20)?;
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,435 @@
+//! `mcursor index`: walk, read and parse in parallel, resolve, then commit the symbol store
+//! and the text index together as one new generation.
+//!
+//! Commit protocol (what makes a killed build harmless):
+//! 1. `graph-<g+1>.bin` is written under a temporary name, synced and renamed.
+//! 2. The text index commits with `{"generation": g+1}` as its payload. Tantivy swaps its
+//!    `meta.json` by rename, so this is the single commit point for both.
+//! 3. Older graph files are removed, keeping the previous one for readers that opened it.
+//!
+//! A reader takes the generation from the text index's committed payload and opens the
+//! graph file of that generation, so it always sees a matching pair.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use mcursor_syntax::{Lang, ParseConfig, parse_source};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::error::{IndexError, IoContext, Result};
+use crate::lock::{self, LockWait};
+use crate::resolve::{CompactFacts, ParsedFile, resolve};
+use crate::store::{self, FileRow};
+use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
+use crate::{text, FORMAT_FILE, TEXT_DIR, format_marker};
+
+/// Options of one build.
+#[derive(Debug, Clone)]
+pub struct BuildOptions {
+    /// Files larger than this are skipped (default 1 MiB).
+    pub max_file_size: u64,
+    /// Worker threads for walking and parsing (default: the machine's cores).
+    pub threads: usize,
+    /// Deadline for one file's parse and extraction.
+    pub parse_timeout: Duration,
+    /// Wait for another writer (default) or fail at once.
+    pub lock_wait: LockWait,
+}
+
+impl Default for BuildOptions {
+    fn default() -> Self {
+        Self {
+            max_file_size: 1024 * 1024,
+            threads: std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2),
+            parse_timeout: ParseConfig::default().timeout,
+            lock_wait: LockWait::Wait,
+        }
+    }
+}
+
+/// Progress reports of a build, for a progress bar.
+#[derive(Debug, Clone)]
+pub enum Progress {
+    /// Another process is writing this index; the build waits for it.
+    WaitingForLock { holder: String },
+    /// The walk found this many candidate files.
+    Walked { files: usize },
+    /// Files read and parsed so far.
+    Parsed { done: usize, total: usize },
+    /// Resolving names and writing the index.
+    Writing,
+}
+
+/// What a build did.
+#[derive(Debug, Clone, Serialize)]
+pub struct BuildSummary {
+    pub root: PathBuf,
+    /// Files indexed (text search covers all of them).
+    pub files: usize,
+    /// Files parsed for symbols, per language.
+    pub parsed: BTreeMap<String, usize>,
+    /// Files not indexed, by reason key.
+    pub skipped: BTreeMap<String, usize>,
+    /// Each skipped file with its reason (the first 1,000).
+    pub skipped_files: Vec<SkippedFile>,
+    pub symbols: usize,
+    pub references: usize,
+    /// Files with syntax errors (indexed from their valid parts).
+    pub syntax_errors: usize,
+    /// Files whose parse ran past its deadline (indexed for text search only).
+    pub timed_out: Vec<String>,
+    pub source_bytes: u64,
+    pub index_bytes: u64,
+    pub generation: u64,
+    pub duration_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedFile {
+    pub path: String,
+    pub reason: String,
+}
+
+/// Decoded text of a source file: UTF-8 as is, UTF-16 with a byte order mark transcoded,
+/// invalid UTF-8 replaced. A NUL byte anywhere makes the file binary.
+pub fn decode_source(bytes: Vec<u8>) -> std::result::Result<String, SkipReason> {
+    if let Some(rest) = bytes.strip_prefix(&[0xEF, 0xBB, 0xBF]) {
+        return decode_source(rest.to_vec());
+    }
+    let utf16 = |little: bool| {
+        let units = bytes[2..].chunks_exact(2).map(|c| {
+            if little {
+                u16::from_le_bytes([c[0], c[1]])
+            } else {
+                u16::from_be_bytes([c[0], c[1]])
+            }
+        });
+        let text: String = char::decode_utf16(units)
+            .map(|c| c.unwrap_or(char::REPLACEMENT_CHARACTER))
+            .collect();
+        if text.contains('\0') {
+            Err(SkipReason::Binary)
+        } else {
+            Ok(text)
+        }
+    };
+    match bytes.get(..2) {
+        Some([0xFF, 0xFE]) => return utf16(true),
+        Some([0xFE, 0xFF]) => return utf16(false),
+        _ => {}
+    }
+    if memchr::memchr(0, &bytes).is_some() {
+        return Err(SkipReason::Binary);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => Ok(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    }
+}
+
+/// Canonical root of a directory to index, with the errors a user can act on.
+pub fn check_root(path: &Path) -> Result<PathBuf> {
+    let metadata = std::fs::metadata(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => IndexError::MissingPath(path.to_path_buf()),
+        _ => IndexError::Io {
+            path: path.to_path_buf(),
+            source: e,
+        },
+    })?;
+    if !metadata.is_dir() {
+        return Err(IndexError::NotADirectory(path.to_path_buf()));
+    }
+    std::fs::canonicalize(path).at(path)
+}
+
+/// Builds (or rebuilds) the index of `root` in `root/.mcursor/`.
+pub fn build_index(
+    root: &Path,
+    options: &BuildOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+) -> Result<BuildSummary> {
+    let started = Instant::now();
+    let root = check_root(root)?;
+    let dir = root.join(INDEX_DIR);
+    std::fs::create_dir_all(&dir).at(&dir)?;
+    let _lock = lock::acquire(&dir, options.lock_wait, &|holder| {
+        progress(Progress::WaitingForLock {
+            holder: holder.to_owned(),
+        })
+    })?;
+    prepare_format(&dir)?;
+
+    let threads = options.threads.max(1);
+    let (walked, mut skipped) = walk::walk(
+        &root,
+        &WalkOptions {
+            max_file_size: options.max_file_size,
+            threads,
+        },
+    );
+    progress(Progress::Walked {
+        files: walked.len(),
+    });
+
+    let text_dir = dir.join(TEXT_DIR);
+    std::fs::create_dir_all(&text_dir).at(&text_dir)?;
+    let (text_index, fields) = match text::open_or_create(&text_dir) {
+        Ok(opened) => opened,
+        Err(_) => {
+            // A damaged or foreign text index: start it afresh (the build rewrites it all).
+            std::fs::remove_dir_all(&text_dir).at(&text_dir)?;
+            std::fs::create_dir_all(&text_dir).at(&text_dir)?;
+            text::open_or_create(&text_dir)?
+        }
+    };
+    let previous_generation = crate::committed_generation(&text_index).unwrap_or(0);
+    let indexing_threads = (threads / 2).max(1);
+    let mut writer = text_index
+        .writer_with_num_threads::<tantivy::TantivyDocument>(indexing_threads, 64 * 1024 * 1024 * indexing_threads)?;
+    writer.delete_all_documents()?;
+
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        // Generous stacks: tree-sitter and our own code are iterative, but a deep tree
+        // must never be able to overflow a worker.
+        .stack_size(64 * 1024 * 1024)
+        .thread_name(|i| format!("mcursor-parse-{i}"))
+        .build()
+        .map_err(|e| IndexError::Io {
+            path: root.clone(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    let parse_config = ParseConfig {
+        timeout: options.parse_timeout,
+    };
+    let done = AtomicUsize::new(0);
+    let total = walked.len();
+    let outcomes: Vec<std::result::Result<ParsedFile, Skipped>> = pool.install(|| {
+        walked
+            .par_iter()
+            .map(|file| {
+                let outcome = read_and_parse(file, &parse_config).and_then(|(parsed, content)| {
+                    let lang = parsed.row.lang.map(Lang::as_str).unwrap_or("text");
+                    text::add_file(&writer, fields, &parsed.row.path, lang, &content).map_err(
+                        |e| Skipped {
+                            path: parsed.row.path.clone(),
+                            reason: SkipReason::Unreadable(e.to_string()),
+                        },
+                    )?;
+                    Ok(parsed)
+                });
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n % 64 == 0 || n == total {
+                    progress(Progress::Parsed { done: n, total });
+                }
+                outcome
+            })
+            .collect()
+    });
+    let mut parsed_files = Vec::with_capacity(outcomes.len());
+    for outcome in outcomes {
+        match outcome {
+            Ok(file) => parsed_files.push(file),
+            Err(skip) => skipped.push(skip),
+        }
+    }
+    skipped.sort();
+    progress(Progress::Writing);
+
+    let mut parsed = BTreeMap::new();
+    let mut syntax_errors = 0;
+    let mut timed_out = Vec::new();
+    let mut source_bytes = 0;
+    for f in &parsed_files {
+        source_bytes += f.row.size;
+        if let (Some(lang), Some(_)) = (f.row.lang, &f.facts) {
+            *parsed.entry(lang.as_str().to_owned()).or_insert(0) += 1;
+        }
+        syntax_errors += usize::from(f.row.syntax_errors);
+        if f.row.timed_out {
+            timed_out.push(f.row.path.clone());
+        }
+    }
+    let mut skipped_counts = BTreeMap::new();
+    for s in &skipped {
+        *skipped_counts.entry(s.reason.key().to_owned()).or_insert(0) += 1;
+    }
+    let file_count = parsed_files.len();
+    let meta = serde_json::json!({
+        "root": root,
+        "files": file_count,
+        "parsed": parsed,
+        "skipped": skipped_counts,
+        "source_bytes": source_bytes,
+        "max_file_size": options.max_file_size,
+        "built_unix_ms": std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_millis() as u64)
+            .unwrap_or(0),
+    });
+    let data = pool.install(|| resolve(parsed_files, meta));
+    let generation = previous_generation + 1;
+    store::write(&dir, &data, generation)?;
+    let mut prepared = writer.prepare_commit()?;
+    prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
+    prepared.commit()?;
+    writer.wait_merging_threads()?;
+    remove_old_generations(&dir, generation);
+
+    Ok(BuildSummary {
+        root: root.clone(),
+        files: file_count,
+        parsed,
+        skipped: skipped_counts,
+        skipped_files: skipped
+            .iter()
+            .take(1000)
+            .map(|s| SkippedFile {
+                path: s.path.clone(),
+                reason: s.reason.to_string(),
+            })
+            .collect(),
+        symbols: data.symbols.len(),
+        references: data.refs.len(),
+        syntax_errors,
+        timed_out,
+        source_bytes,
+        index_bytes: dir_size(&dir),
+        generation,
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+fn read_and_parse(
+    file: &walk::WalkedFile,
+    config: &ParseConfig,
+) -> std::result::Result<(ParsedFile, String), Skipped> {
+    let skip = |reason| Skipped {
+        path: file.path.clone(),
+        reason,
+    };
+    let bytes = std::fs::read(&file.absolute)
+        .map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let size = bytes.len() as u64;
+    let content = decode_source(bytes).map_err(skip)?;
+    let lang = Lang::from_path(Path::new(&file.path));
+    let facts = lang.map(|lang| parse_source(lang, content.as_bytes(), config));
+    let row = FileRow {
+        path: file.path.clone(),
+        lang,
+        size,
+        mtime_ns: file.mtime_ns,
+        hash,
+        syntax_errors: facts.as_ref().is_some_and(|f| f.has_syntax_errors),
+        timed_out: facts.as_ref().is_some_and(|f| f.timed_out),
+        symbols: (0, 0),
+    };
+    Ok((
+        ParsedFile {
+            row,
+            facts: facts.map(CompactFacts::from_facts),
+        },
+        content,
+    ))
+}
+
+/// Writes the format marker, wiping an index of another format first.
+fn prepare_format(dir: &Path) -> Result<()> {
+    let marker = dir.join(FORMAT_FILE);
+    let current = std::fs::read_to_string(&marker).ok();
+    if current.as_deref() == Some(format_marker().as_str()) {
+        return Ok(());
+    }
+    if current.is_some() {
+        let entries = std::fs::read_dir(dir).at(dir)?;
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if entry.file_name() == "lock" {
+                continue;
+            }
+            let removed = if path.is_dir() {
+                std::fs::remove_dir_all(&path)
+            } else {
+                std::fs::remove_file(&path)
+            };
+            removed.at(&path)?;
+        }
+    }
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
+    std::io::Write::write_all(&mut tmp, format_marker().as_bytes()).at(&marker)?;
+    tmp.persist(&marker).map_err(|e| IndexError::Io {
+        path: marker.clone(),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+fn remove_old_generations(dir: &Path, current: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let keep = [current, current.saturating_sub(1)]
+            .iter()
+            .any(|g| name == store::graph_file_name(*g));
+        let stale_graph = name.starts_with("graph-") && name.ends_with(".bin") && !keep;
+        let stale_temp = name.starts_with(".graph-") || name.starts_with(".tmp");
+        if stale_graph || stale_temp {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+}
+
+pub(crate) fn dir_size(dir: &Path) -> u64 {
+    let mut total = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            match entry.metadata() {
+                Ok(m) if m.is_dir() => stack.push(entry.path()),
+                Ok(m) => total += m.len(),
+                Err(_) => {}
+            }
+        }
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decoding_handles_boms_binary_and_invalid_utf8() {
+        assert_eq!(decode_source(b"fn a() {}".to_vec()).ok().as_deref(), Some("fn a() {}"));
+        assert_eq!(decode_source(b"\xEF\xBB\xBFfn a".to_vec()).ok().as_deref(), Some("fn a"));
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("fn é()".encode_utf16().flat_map(|u| u.to_le_bytes()))
+            .collect();
+        assert_eq!(decode_source(utf16).ok().as_deref(), Some("fn é()"));
+        let utf16be: Vec<u8> = [0xFE, 0xFF]
+            .into_iter()
+            .chain("x".encode_utf16().flat_map(|u| u.to_be_bytes()))
+            .collect();
+        assert_eq!(decode_source(utf16be).ok().as_deref(), Some("x"));
+        assert_eq!(decode_source(b"a\0b".to_vec()), Err(SkipReason::Binary));
+        assert_eq!(
+            decode_source(b"fn \xFF()".to_vec()).ok().as_deref(),
+            Some("fn \u{FFFD}()")
+        );
+        // An odd trailing byte in UTF-16 must not panic.
+        assert!(decode_source(vec![0xFF, 0xFE, 0x41]).is_ok());
+    }
+}

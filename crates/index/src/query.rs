@@ -1,0 +1,914 @@
+//! The query API over one committed generation: definitions, references, call graph,
+//! full-text and regex search, status.
+//!
+//! Opening reads the text index's committed generation from its `meta.json` and maps the
+//! matching store file; the text index itself is opened only when a search needs it, so a
+//! `find` touches two small files and a few pages of the mapping.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use globset::{Glob, GlobMatcher};
+use mcursor_syntax::{Lang, RefKind, SymbolKind};
+use rayon::prelude::*;
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::schema::Value;
+
+use crate::error::{IndexError, IoContext, Result};
+use crate::graph::{CallNode, CallSite, Direction, explore};
+use crate::store::{Confidence, FileInfo, RefInfo, Store, SymbolInfo};
+use crate::walk::{self, INDEX_DIR, WalkOptions};
+use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, generation_from_payload, text};
+
+/// Longest line text returned with a hit, in characters.
+const MAX_LINE_CHARS: usize = 300;
+
+/// A definition, as the CLI's `find` JSON prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SymbolHit {
+    pub name: String,
+    pub qualified_name: String,
+    pub kind: &'static str,
+    pub lang: &'static str,
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub signature: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub doc: String,
+    #[serde(skip)]
+    pub id: u32,
+}
+
+/// A reference, as the CLI's `refs` JSON prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RefHit {
+    pub path: String,
+    pub line: u32,
+    pub column: u32,
+    pub kind: &'static str,
+    /// Qualified name of the definition the use sits in, if any.
+    pub enclosing: Option<String>,
+    /// Qualified name of the definition it refers to (resolved), or the bare name
+    /// (heuristic: any definition with that name).
+    pub target: String,
+    pub confidence: &'static str,
+    pub text: String,
+}
+
+/// A full-text or regex match, as the CLI's `search` JSON prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit {
+    pub path: String,
+    pub line: u32,
+    pub text: String,
+    pub score: f32,
+}
+
+/// One edge of a call graph answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CallEdge {
+    /// 1 for direct callers/callees, 2 for theirs, ...
+    pub depth: u32,
+    pub caller: String,
+    pub callee: String,
+    /// Where the caller is defined (or the file, for top-level code).
+    pub caller_path: String,
+    pub caller_line: u32,
+    /// Call sites as `path:line:column`.
+    pub sites: Vec<String>,
+    pub confidence: &'static str,
+}
+
+/// What `find` looks for.
+#[derive(Debug, Clone, Default)]
+pub struct FindQuery {
+    /// A name, or a qualified name with `::` or `.` (`Session::run`, `Store.add`).
+    pub name: String,
+    pub kind: Option<SymbolKind>,
+    pub lang: Option<Lang>,
+    /// Names starting with `name`.
+    pub prefix: bool,
+    /// Names similar to `name` (the caller labels these as fuzzy).
+    pub fuzzy: bool,
+    pub limit: Option<usize>,
+}
+
+impl FindQuery {
+    pub fn exact(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            ..Self::default()
+        }
+    }
+}
+
+/// What `refs` looks for.
+#[derive(Debug, Clone)]
+pub enum RefTarget {
+    Name(String),
+    /// `path:line[:column]`, 1-based.
+    Location {
+        path: String,
+        line: u32,
+        column: Option<u32>,
+    },
+}
+
+impl RefTarget {
+    /// `src/a.rs:42:8` and `src/a.rs:42` are locations; anything else is a name.
+    pub fn parse(text: &str) -> RefTarget {
+        let mut parts = text.rsplitn(3, ':');
+        let last = parts.next();
+        let middle = parts.next();
+        let first = parts.next();
+        let number = |s: Option<&str>| s.and_then(|s| s.parse::<u32>().ok());
+        match (first, number(middle), number(last)) {
+            (Some(path), Some(line), Some(column)) if !path.is_empty() => RefTarget::Location {
+                path: path.to_owned(),
+                line,
+                column: Some(column),
+            },
+            _ => match (middle, number(last)) {
+                (Some(path), Some(line)) if !path.is_empty() && first.is_none() => {
+                    RefTarget::Location {
+                        path: path.to_owned(),
+                        line,
+                        column: None,
+                    }
+                }
+                _ => RefTarget::Name(text.to_owned()),
+            },
+        }
+    }
+}
+
+/// Options of `refs`.
+#[derive(Debug, Clone, Default)]
+pub struct RefsQuery {
+    pub kind: Option<RefKind>,
+    /// Leave out name-matched references.
+    pub resolved_only: bool,
+    pub limit: Option<usize>,
+}
+
+/// What `search` looks for.
+#[derive(Debug, Clone, Default)]
+pub struct SearchQuery {
+    pub query: String,
+    pub regex: bool,
+    pub path_glob: Option<String>,
+    pub lang: Option<Lang>,
+    pub limit: usize,
+}
+
+/// `mcursor status`.
+#[derive(Debug, Clone, Serialize)]
+pub struct Status {
+    pub root: PathBuf,
+    pub generation: u64,
+    pub built_unix_ms: u64,
+    pub files: u32,
+    pub symbols: u32,
+    pub references: u32,
+    pub files_per_lang: BTreeMap<String, u32>,
+    pub index_bytes: u64,
+    pub source_bytes: u64,
+    pub current: bool,
+    pub modified: Vec<String>,
+    pub added: Vec<String>,
+    pub deleted: Vec<String>,
+}
+
+/// An opened index generation. Cheap to open; safe to share between threads.
+pub struct Index {
+    root: PathBuf,
+    dir: PathBuf,
+    store: Store,
+    text: OnceLock<std::result::Result<(tantivy::Index, text::TextFields), String>>,
+}
+
+fn read_generation(dir: &Path) -> Result<u64> {
+    let marker = dir.join(FORMAT_FILE);
+    let format = std::fs::read_to_string(&marker).at(&marker)?;
+    if format != format_marker() {
+        return Err(IndexError::FormatMismatch {
+            path: dir.to_path_buf(),
+            found: format.trim().to_owned(),
+            expected: crate::FORMAT_VERSION,
+        });
+    }
+    let meta_path = dir.join(TEXT_DIR).join("meta.json");
+    let corrupt = |detail: &str| IndexError::Corrupt {
+        path: dir.to_path_buf(),
+        detail: detail.to_owned(),
+    };
+    let meta = std::fs::read(&meta_path).map_err(|_| corrupt("the text index has no commit"))?;
+    let meta: serde_json::Value =
+        serde_json::from_slice(&meta).map_err(|_| corrupt("the text index metadata is unreadable"))?;
+    meta.get("payload")
+        .and_then(|p| p.as_str())
+        .and_then(generation_from_payload)
+        .ok_or_else(|| corrupt("the text index commit names no generation"))
+}
+
+impl Index {
+    /// Opens the index that covers `start` (it or its nearest parent holding `.mcursor/`).
+    pub fn open(start: &Path) -> Result<Index> {
+        let root = crate::find_root(start)?;
+        Self::open_root(&root)
+    }
+
+    /// Opens the index of exactly `root`.
+    pub fn open_root(root: &Path) -> Result<Index> {
+        let dir = root.join(INDEX_DIR);
+        // A writer may publish a new generation and remove an old graph file between our
+        // two reads; reading again settles on a consistent pair.
+        let mut last_error = None;
+        for _ in 0..5 {
+            let generation = read_generation(&dir)?;
+            let path = dir.join(crate::store::graph_file_name(generation));
+            match Store::open(&path) {
+                Ok(store) if store.generation() == generation => {
+                    return Ok(Index {
+                        root: root.to_path_buf(),
+                        dir,
+                        store,
+                        text: OnceLock::new(),
+                    });
+                }
+                Ok(_) => {
+                    last_error = Some(IndexError::Corrupt {
+                        path: dir.clone(),
+                        detail: "graph file generation does not match its name".into(),
+                    })
+                }
+                Err(IndexError::Io { source, .. })
+                    if source.kind() == std::io::ErrorKind::NotFound =>
+                {
+                    last_error = Some(IndexError::Corrupt {
+                        path: dir.clone(),
+                        detail: format!("graph file of generation {generation} is missing"),
+                    });
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        Err(last_error.unwrap_or_else(|| IndexError::NoIndex(root.to_path_buf())))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.store.generation()
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    fn text(&self) -> Result<&(tantivy::Index, text::TextFields)> {
+        self.text
+            .get_or_init(|| text::open(&self.dir.join(TEXT_DIR)).map_err(|e| e.to_string()))
+            .as_ref()
+            .map_err(|e| IndexError::Corrupt {
+                path: self.dir.clone(),
+                detail: e.clone(),
+            })
+    }
+
+    fn hit(&self, symbol: &SymbolInfo<'_>) -> SymbolHit {
+        let file = self.store.file(symbol.file);
+        SymbolHit {
+            name: symbol.name.to_owned(),
+            qualified_name: symbol.qualified_name.to_owned(),
+            kind: symbol.kind.as_str(),
+            lang: file
+                .as_ref()
+                .and_then(|f| f.lang)
+                .map(Lang::as_str)
+                .unwrap_or("text"),
+            path: file.map(|f| f.path.to_owned()).unwrap_or_default(),
+            line: symbol.line,
+            column: symbol.column,
+            end_line: symbol.end_line,
+            signature: symbol.signature.to_owned(),
+            doc: symbol.doc.to_owned(),
+            id: symbol.id,
+        }
+    }
+
+    fn file_lang(&self, file: u32) -> Option<Lang> {
+        self.store.file(file).and_then(|f| f.lang)
+    }
+
+    /// Definitions matching `query`, ordered by path and line.
+    pub fn find(&self, query: &FindQuery) -> Vec<SymbolHit> {
+        let segments = split_qualified(&query.name);
+        let Some(last) = segments.last() else {
+            return Vec::new();
+        };
+        let ids: Vec<u32> = if query.fuzzy {
+            self.similar_names(last, 50)
+                .into_iter()
+                .flat_map(|n| self.store.symbols_named(&n))
+                .collect()
+        } else if query.prefix {
+            let mut ids = Vec::new();
+            for name_id in self.names_with_prefix(last) {
+                ids.extend(self.store.symbols_named(self.store.name(name_id)));
+            }
+            ids
+        } else {
+            self.store.symbols_named(last)
+        };
+        let mut hits: Vec<SymbolHit> = ids
+            .into_iter()
+            .filter_map(|id| self.store.symbol(id))
+            .filter(|s| query.kind.is_none_or(|k| k == s.kind))
+            .filter(|s| query.lang.is_none_or(|l| self.file_lang(s.file) == Some(l)))
+            .filter(|s| {
+                segments.len() < 2
+                    || query.fuzzy
+                    || qualified_ends_with(s.qualified_name, &segments, query.prefix)
+            })
+            .map(|s| self.hit(&s))
+            .collect();
+        hits.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        if let Some(limit) = query.limit {
+            hits.truncate(limit);
+        }
+        hits
+    }
+
+    fn names_with_prefix(&self, prefix: &str) -> Vec<u32> {
+        let count = self.store.name_count();
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if self.store.name(mid) < prefix {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        (low..count)
+            .take_while(|&i| self.store.name(i).starts_with(prefix))
+            .collect()
+    }
+
+    /// Names close to `name`, best first: same name in another case, names containing it,
+    /// small edit distance. For "did you mean" suggestions and `--fuzzy`.
+    pub fn similar_names(&self, name: &str, limit: usize) -> Vec<String> {
+        let last = split_qualified(name).last().cloned().unwrap_or_default();
+        let lower = last.to_lowercase();
+        if lower.is_empty() {
+            return Vec::new();
+        }
+        let mut scored: Vec<(u32, f64, &str)> = self
+            .store
+            .names()
+            .filter(|n| *n != last)
+            .filter_map(|n| {
+                let candidate = n.to_lowercase();
+                if candidate == lower {
+                    return Some((0, 1.0, n));
+                }
+                if lower.len() >= 3 && candidate.contains(&lower) {
+                    return Some((1, lower.len() as f64 / candidate.len() as f64, n));
+                }
+                let similarity = strsim::normalized_damerau_levenshtein(&lower, &candidate);
+                (similarity >= 0.75).then_some((2, similarity, n))
+            })
+            .collect();
+        scored.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
+                .then(a.2.cmp(b.2))
+        });
+        scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, _, n)| n.to_owned())
+            .collect()
+    }
+
+    /// The definitions a `refs`/`callers`/`callees` target names. Empty: no such symbol.
+    pub fn targets(&self, target: &RefTarget) -> Result<Vec<SymbolHit>> {
+        match target {
+            RefTarget::Name(name) => Ok(self.find(&FindQuery::exact(name))),
+            RefTarget::Location { path, line, column } => {
+                let path = path.trim_start_matches("./");
+                let file = self.store.file_id(path).ok_or_else(|| {
+                    IndexError::BadLocation(format!("{path} is not in the index"))
+                })?;
+                let on_name = |start: u32, len: usize| match column {
+                    Some(c) => *c >= start && (*c as usize) < start as usize + len.max(1),
+                    None => true,
+                };
+                let range = self.store.file(file).map(|f| f.symbols).unwrap_or(0..0);
+                for id in range {
+                    if let Some(s) = self.store.symbol(id)
+                        && s.line == *line
+                        && on_name(s.column, s.name.len())
+                    {
+                        return Ok(vec![self.hit(&s)]);
+                    }
+                }
+                for r in self.store.refs_in_file(file) {
+                    if r.line != *line || !on_name(r.column, self.store.name(r.name).len()) {
+                        continue;
+                    }
+                    return Ok(match r.target.and_then(|t| self.store.symbol(t)) {
+                        Some(s) => vec![self.hit(&s)],
+                        None => self.find(&FindQuery::exact(self.store.name(r.name))),
+                    });
+                }
+                Err(IndexError::BadLocation(match column {
+                    Some(c) => format!("no indexed symbol at {path}:{line}:{c}"),
+                    None => format!("no indexed symbol on {path}:{line}"),
+                }))
+            }
+        }
+    }
+
+    /// Whether `r` may refer to `target`: resolved to it, or name-matched to a definition of
+    /// a compatible kind in the same language family.
+    fn refers_to(&self, r: &RefInfo, target: &SymbolHit) -> bool {
+        match r.target {
+            Some(t) => t == target.id,
+            None => {
+                let same_family = self.file_lang(r.file).map(Lang::is_ecmascript)
+                    == Lang::parse(target.lang).map(Lang::is_ecmascript);
+                same_family
+                    && SymbolKind::parse(target.kind).is_some_and(|k| r.kind.can_refer_to(k))
+            }
+        }
+    }
+
+    /// References to the given definitions, ordered by path and position.
+    pub fn references(&self, targets: &[SymbolHit], query: &RefsQuery) -> Vec<RefHit> {
+        let mut found: BTreeMap<(u32, u32, u32), (RefInfo, String)> = BTreeMap::new();
+        let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+        for name in names {
+            let Some(name_id) = self.store.name_id(name) else {
+                continue;
+            };
+            for r in self.store.refs_named(name_id) {
+                if query.resolved_only && r.confidence == Confidence::Heuristic {
+                    continue;
+                }
+                if query.kind.is_some_and(|k| k != r.kind) {
+                    continue;
+                }
+                if let Some(t) = targets.iter().find(|t| self.refers_to(&r, t)) {
+                    let label = match r.confidence {
+                        Confidence::Resolved => t.qualified_name.clone(),
+                        Confidence::Heuristic => t.name.clone(),
+                    };
+                    found.insert((r.file, r.line, r.column), (r, label));
+                }
+            }
+        }
+        let mut lines = LineCache::new(&self.root);
+        let mut hits: Vec<RefHit> = Vec::with_capacity(found.len());
+        for (r, target) in found.into_values() {
+            let path = self
+                .store
+                .file(r.file)
+                .map(|f| f.path.to_owned())
+                .unwrap_or_default();
+            hits.push(RefHit {
+                text: lines.line(&path, r.line),
+                path,
+                line: r.line,
+                column: r.column,
+                kind: r.kind.as_str(),
+                enclosing: r
+                    .enclosing
+                    .and_then(|e| self.store.symbol(e))
+                    .map(|s| s.qualified_name.to_owned()),
+                target,
+                confidence: r.confidence.as_str(),
+            });
+            if query.limit.is_some_and(|l| hits.len() >= l) {
+                break;
+            }
+        }
+        hits
+    }
+
+    fn node_label(&self, node: CallNode) -> (String, String, u32) {
+        match node {
+            CallNode::Symbol(id) => match self.store.symbol(id) {
+                Some(s) => (
+                    s.qualified_name.to_owned(),
+                    self.store
+                        .file(s.file)
+                        .map(|f| f.path.to_owned())
+                        .unwrap_or_default(),
+                    s.line,
+                ),
+                None => (String::new(), String::new(), 0),
+            },
+            CallNode::File(f) => {
+                let path = self
+                    .store
+                    .file(f)
+                    .map(|f| f.path.to_owned())
+                    .unwrap_or_default();
+                (format!("{path} (top level)"), path, 0)
+            }
+            CallNode::Name(n) => (self.store.name(n).to_owned(), String::new(), 0),
+        }
+    }
+
+    fn is_call(kind: RefKind) -> bool {
+        matches!(kind, RefKind::Call | RefKind::Macro)
+    }
+
+    /// Who calls the targets, `depth` levels up.
+    pub fn callers(&self, targets: &[SymbolHit], depth: usize) -> Vec<CallEdge> {
+        let start: Vec<CallNode> = targets.iter().map(|t| CallNode::Symbol(t.id)).collect();
+        let graph = explore(&start, depth, Direction::Callers, 10_000, |node| {
+            let CallNode::Symbol(id) = node else {
+                return Vec::new();
+            };
+            let Some(symbol) = self.store.symbol(id) else {
+                return Vec::new();
+            };
+            let hit = self.hit(&symbol);
+            let Some(name_id) = self.store.name_id(symbol.name) else {
+                return Vec::new();
+            };
+            self.store
+                .refs_named(name_id)
+                .filter(|r| Self::is_call(r.kind) && self.refers_to(r, &hit))
+                .map(|r| {
+                    let caller = match r.enclosing {
+                        Some(e) => CallNode::Symbol(e),
+                        None => CallNode::File(r.file),
+                    };
+                    (caller, site(&r))
+                })
+                .collect()
+        });
+        self.edges(graph)
+    }
+
+    /// What the targets call, `depth` levels down.
+    pub fn callees(&self, targets: &[SymbolHit], depth: usize) -> Vec<CallEdge> {
+        let start: Vec<CallNode> = targets.iter().map(|t| CallNode::Symbol(t.id)).collect();
+        let graph = explore(&start, depth, Direction::Callees, 10_000, |node| {
+            let CallNode::Symbol(id) = node else {
+                return Vec::new();
+            };
+            let Some(symbol) = self.store.symbol(id) else {
+                return Vec::new();
+            };
+            self.store
+                .refs_in_file(symbol.file)
+                .skip_while(|r| r.line < symbol.line)
+                .take_while(|r| r.line <= symbol.end_line)
+                .filter(|r| r.enclosing == Some(id) && Self::is_call(r.kind))
+                .map(|r| {
+                    let callee = match r.target {
+                        Some(t) => CallNode::Symbol(t),
+                        None => CallNode::Name(r.name),
+                    };
+                    (callee, site(&r))
+                })
+                .collect()
+        });
+        self.edges(graph)
+    }
+
+    fn edges(&self, graph: crate::graph::CallGraph) -> Vec<CallEdge> {
+        let mut edges: Vec<CallEdge> = graph
+            .graph
+            .all_edges()
+            .map(|(from, to, &depth)| {
+                let (caller, caller_path, caller_line) = self.node_label(from);
+                let (callee, _, _) = self.node_label(to);
+                let sites = graph.sites.get(&(from, to)).cloned().unwrap_or_default();
+                let confidence = if sites.iter().all(|s| s.confidence == Confidence::Resolved) {
+                    Confidence::Resolved
+                } else {
+                    Confidence::Heuristic
+                };
+                CallEdge {
+                    depth,
+                    caller,
+                    callee,
+                    caller_path,
+                    caller_line,
+                    sites: sites
+                        .iter()
+                        .map(|s| {
+                            let path = self.store.file(s.file).map(|f| f.path).unwrap_or("");
+                            format!("{path}:{}:{}", s.line, s.column)
+                        })
+                        .collect(),
+                    confidence: confidence.as_str(),
+                }
+            })
+            .collect();
+        edges.sort_by(|a, b| {
+            (a.depth, &a.caller_path, a.caller_line, &a.caller, &a.callee).cmp(&(
+                b.depth,
+                &b.caller_path,
+                b.caller_line,
+                &b.caller,
+                &b.callee,
+            ))
+        });
+        edges
+    }
+
+    /// Full-text (or regex) search; matching lines in file-score order.
+    pub fn search(&self, query: &SearchQuery) -> Result<Vec<SearchHit>> {
+        let glob: Option<GlobMatcher> = match &query.path_glob {
+            Some(g) => Some(
+                Glob::new(g)
+                    .map_err(|e| IndexError::Pattern(e.to_string()))?
+                    .compile_matcher(),
+            ),
+            None => None,
+        };
+        let path_ok = |path: &str| glob.as_ref().is_none_or(|g| g.is_match(path));
+        if query.regex {
+            return self.regex_search(query, &path_ok);
+        }
+        let parts = text::parse_query(&query.query);
+        if parts.is_empty() {
+            return Err(IndexError::Pattern(
+                "the query has no words to search for (use --regex for punctuation)".into(),
+            ));
+        }
+        let (index, fields) = self.text()?;
+        let reader = index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()?;
+        let searcher = reader.searcher();
+        let tantivy_query = text::build_query(*fields, &parts, query.lang.map(Lang::as_str));
+        let wanted_files = if glob.is_some() { 2000 } else { query.limit.max(1) * 4 + 20 };
+        let top = searcher.search(&tantivy_query, &TopDocs::with_limit(wanted_files).order_by_score())?;
+        let mut hits = Vec::new();
+        let mut lines = LineCache::new(&self.root);
+        for (score, address) in top {
+            let doc: tantivy::TantivyDocument = searcher.doc(address)?;
+            let Some(path) = doc.get_first(fields.path).and_then(|v| v.as_str()) else {
+                continue;
+            };
+            if !path_ok(path) {
+                continue;
+            }
+            for (number, line) in lines.lines(path).iter().enumerate() {
+                if parts.iter().any(|p| p.matches_line(line)) {
+                    hits.push(SearchHit {
+                        path: path.to_owned(),
+                        line: number as u32 + 1,
+                        text: clip(line),
+                        score,
+                    });
+                    if hits.len() >= query.limit {
+                        return Ok(hits);
+                    }
+                }
+            }
+        }
+        Ok(hits)
+    }
+
+    fn regex_search(
+        &self,
+        query: &SearchQuery,
+        path_ok: &(dyn Fn(&str) -> bool + Sync),
+    ) -> Result<Vec<SearchHit>> {
+        let regex = regex::RegexBuilder::new(&query.query)
+            .size_limit(16 * 1024 * 1024)
+            .build()
+            .map_err(|e| IndexError::Pattern(e.to_string()))?;
+        let files: Vec<FileInfo<'_>> = (0..self.store.file_count())
+            .filter_map(|i| self.store.file(i))
+            .filter(|f| path_ok(f.path))
+            .filter(|f| query.lang.is_none_or(|l| f.lang == Some(l)))
+            .collect();
+        let mut per_file: Vec<Vec<SearchHit>> = files
+            .par_iter()
+            .map(|f| {
+                let Ok(bytes) = std::fs::read(self.root.join(f.path)) else {
+                    return Vec::new();
+                };
+                let Ok(text) = decode_source(bytes) else {
+                    return Vec::new();
+                };
+                let mut hits = Vec::new();
+                for (number, line) in text.lines().enumerate() {
+                    if regex.is_match(line) {
+                        hits.push(SearchHit {
+                            path: f.path.to_owned(),
+                            line: number as u32 + 1,
+                            text: clip(line),
+                            score: 1.0,
+                        });
+                        if hits.len() >= query.limit {
+                            break;
+                        }
+                    }
+                }
+                hits
+            })
+            .collect();
+        let mut hits: Vec<SearchHit> = per_file.iter_mut().flat_map(std::mem::take).collect();
+        hits.truncate(query.limit);
+        Ok(hits)
+    }
+
+    /// Index summary, and what changed in the working tree since it was built (by size and
+    /// modification time; no file is parsed).
+    pub fn status(&self) -> Status {
+        let meta = self.store.meta();
+        let mut files_per_lang: BTreeMap<String, u32> = BTreeMap::new();
+        let mut indexed: HashMap<&str, FileInfo<'_>> = HashMap::new();
+        for i in 0..self.store.file_count() {
+            if let Some(f) = self.store.file(i) {
+                let lang = f.lang.map(Lang::as_str).unwrap_or("text");
+                *files_per_lang.entry(lang.to_owned()).or_insert(0) += 1;
+                indexed.insert(f.path, f);
+            }
+        }
+        let max_file_size = meta
+            .get("max_file_size")
+            .and_then(|v| v.as_u64())
+            .unwrap_or(1024 * 1024);
+        let (walked, _) = walk::walk(
+            &self.root,
+            &WalkOptions {
+                max_file_size,
+                threads: 2,
+            },
+        );
+        let mut modified = Vec::new();
+        let mut added = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for w in &walked {
+            match indexed.get(w.path.as_str()) {
+                Some(f) => {
+                    seen.insert(f.path);
+                    if f.size != w.size || f.mtime_ns != w.mtime_ns {
+                        modified.push(w.path.clone());
+                    }
+                }
+                None => {
+                    // Binary files are walked but never indexed; only count text ones.
+                    if walked_is_text(&w.absolute) {
+                        added.push(w.path.clone());
+                    }
+                }
+            }
+        }
+        let mut deleted: Vec<String> = indexed
+            .keys()
+            .filter(|p| !seen.contains(*p))
+            .map(|p| p.to_string())
+            .collect();
+        deleted.sort();
+        Status {
+            root: self.root.clone(),
+            generation: self.generation(),
+            built_unix_ms: meta.get("built_unix_ms").and_then(|v| v.as_u64()).unwrap_or(0),
+            files: self.store.file_count(),
+            symbols: self.store.symbol_count(),
+            references: self.store.ref_count(),
+            files_per_lang,
+            index_bytes: crate::build::dir_size(&self.dir),
+            source_bytes: meta.get("source_bytes").and_then(|v| v.as_u64()).unwrap_or(0),
+            current: modified.is_empty() && added.is_empty() && deleted.is_empty(),
+            modified,
+            added,
+            deleted,
+        }
+    }
+}
+
+fn walked_is_text(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 8192];
+    match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
+        Ok(n) => !head[..n].contains(&0) || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]),
+        Err(_) => false,
+    }
+}
+
+fn site(r: &RefInfo) -> CallSite {
+    CallSite {
+        file: r.file,
+        line: r.line,
+        column: r.column,
+        confidence: r.confidence,
+    }
+}
+
+/// `a::b::c` and `a.b.c` → `["a", "b", "c"]`.
+fn split_qualified(name: &str) -> Vec<String> {
+    name.split("::")
+        .flat_map(|s| s.split('.'))
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Whether the qualified name ends with `segments` at a segment boundary.
+fn qualified_ends_with(qualified: &str, segments: &[String], prefix_last: bool) -> bool {
+    let own = split_qualified(qualified);
+    if own.len() < segments.len() {
+        return false;
+    }
+    let tail = &own[own.len() - segments.len()..];
+    tail.iter().zip(segments).enumerate().all(|(i, (a, b))| {
+        if prefix_last && i + 1 == segments.len() {
+            a.starts_with(b.as_str())
+        } else {
+            a == b
+        }
+    })
+}
+
+fn clip(line: &str) -> String {
+    let line = line.trim_end();
+    match line.char_indices().nth(MAX_LINE_CHARS) {
+        Some((cut, _)) => format!("{}…", &line[..cut]),
+        None => line.to_owned(),
+    }
+}
+
+/// Lines of files read for displaying hits, each file read once per query.
+struct LineCache<'a> {
+    root: &'a Path,
+    files: HashMap<String, Vec<String>>,
+}
+
+impl<'a> LineCache<'a> {
+    fn new(root: &'a Path) -> Self {
+        Self {
+            root,
+            files: HashMap::new(),
+        }
+    }
+
+    fn lines(&mut self, path: &str) -> &[String] {
+        let root = self.root;
+        self.files.entry(path.to_owned()).or_insert_with(|| {
+            std::fs::read(root.join(path))
+                .ok()
+                .and_then(|b| decode_source(b).ok())
+                .map(|t| t.lines().map(str::to_owned).collect())
+                .unwrap_or_default()
+        })
+    }
+
+    fn line(&mut self, path: &str, line: u32) -> String {
+        self.lines(path)
+            .get(line.saturating_sub(1) as usize)
+            .map(|l| clip(l.trim()))
+            .unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn locations_and_names_are_told_apart() {
+        assert!(matches!(
+            RefTarget::parse("src/a.rs:42:8"),
+            RefTarget::Location { line: 42, column: Some(8), .. }
+        ));
+        assert!(matches!(
+            RefTarget::parse("src/a.rs:42"),
+            RefTarget::Location { line: 42, column: None, .. }
+        ));
+        assert!(matches!(RefTarget::parse("Session::run"), RefTarget::Name(_)));
+        assert!(matches!(RefTarget::parse("parse_config"), RefTarget::Name(_)));
+        assert!(matches!(RefTarget::parse("a::b::c"), RefTarget::Name(_)));
+    }
+
+    #[test]
+    fn qualified_suffixes_match_at_segment_boundaries() {
+        let segs = split_qualified("Session::run");
+        assert!(qualified_ends_with("agent::Session::run", &segs, false));
+        assert!(qualified_ends_with("Session.run", &segs, false));
+        assert!(!qualified_ends_with("agent::MySession::run", &segs, false));
+        assert!(!qualified_ends_with("run", &segs, false));
+    }
+}

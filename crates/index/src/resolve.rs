@@ -1,0 +1,946 @@
+//! Name resolution: every file's facts together → symbols with qualified names, and
+//! references pointing at the definition they use.
+//!
+//! What decides a reference, in order: local scope (done in `mcursor-syntax`), Rust `use`
+//! paths and `mod` files, JavaScript/TypeScript relative imports and re-exports,
+//! same-file definitions, `self`/`this`/`Self` receivers, type-qualified paths. Those give
+//! `resolved` references. What is left falls back to name matching among definitions of a
+//! compatible kind in the same language family (`heuristic`). A use that an import ties to
+//! something outside the repository (`std::fmt::Result`, `react`) is dropped rather than
+//! matched by name to an unrelated definition.
+
+use std::collections::{HashMap, HashSet};
+
+use mcursor_syntax::{
+    Definition, EXPRESSION_QUALIFIER, Import, ImportTarget, Lang, RefKind, SymbolKind,
+};
+use rayon::prelude::*;
+
+use crate::store::{Confidence, FileRow, NONE, RefRow, StoreData, SymbolRow};
+
+/// Nested re-exports and `use` chains followed at most this deep.
+const MAX_CHAIN: usize = 8;
+
+/// A reference as extracted, with file-local string ids.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalRef {
+    pub name: u32,
+    pub qualifier: u32,
+    pub receiver: bool,
+    pub kind: RefKind,
+    pub line: u32,
+    pub column: u32,
+    pub enclosing: u32,
+}
+
+/// One parsed file's facts in a compact form (the builder keeps every file's until
+/// resolution, so per-reference strings are interned per file).
+#[derive(Debug, Default)]
+pub(crate) struct CompactFacts {
+    pub strings: Vec<String>,
+    pub definitions: Vec<Definition>,
+    pub references: Vec<LocalRef>,
+    pub imports: Vec<Import>,
+    pub default_export_name: Option<String>,
+}
+
+impl CompactFacts {
+    pub fn from_facts(facts: mcursor_syntax::FileFacts) -> Self {
+        let mut strings: Vec<String> = Vec::new();
+        let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut intern = |s: String| -> u32 {
+            if let Some(&id) = ids.get(&s) {
+                return id;
+            }
+            let id = strings.len() as u32;
+            strings.push(s.clone());
+            ids.insert(s, id);
+            id
+        };
+        let references = facts
+            .references
+            .into_iter()
+            .map(|r| LocalRef {
+                name: intern(r.name),
+                qualifier: r.qualifier.map(&mut intern).unwrap_or(NONE),
+                receiver: r.receiver,
+                kind: r.kind,
+                line: r.start.line,
+                column: r.start.column,
+                enclosing: r.enclosing.unwrap_or(NONE),
+            })
+            .collect();
+        CompactFacts {
+            strings,
+            definitions: facts.definitions,
+            references,
+            imports: facts.imports,
+            default_export_name: facts.default_export_name,
+        }
+    }
+}
+
+/// One file after parsing: its row, and its facts if its language is supported.
+pub(crate) struct ParsedFile {
+    pub row: FileRow,
+    pub facts: Option<CompactFacts>,
+}
+
+/// Where a Rust file sits: its crate and its module path inside the crate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RustModule {
+    pub crate_key: String,
+    pub path: Vec<String>,
+}
+
+fn strip_rs(name: &str) -> &str {
+    name.strip_suffix(".rs").unwrap_or(name)
+}
+
+/// Module path from the file path: `src/a/b.rs` → `a::b`, `src/a/mod.rs` → `a`,
+/// `src/lib.rs` → crate root; the crate is the nearest directory with a `Cargo.toml`.
+/// Integration tests, examples, benches, binaries and build scripts are crate roots.
+pub(crate) fn rust_module(path: &str, cargo_dirs: &HashSet<String>) -> RustModule {
+    let parts: Vec<&str> = path.split('/').collect();
+    let dirs = &parts[..parts.len().saturating_sub(1)];
+    let crate_depth = (0..=dirs.len())
+        .rev()
+        .find(|&n| cargo_dirs.contains(&dirs[..n].join("/")));
+    let (crate_dir, rel): (String, &[&str]) = match crate_depth {
+        Some(n) => (dirs[..n].join("/"), &parts[n..]),
+        None => match parts.iter().rposition(|p| *p == "src") {
+            Some(i) => (parts[..i].join("/"), &parts[i..]),
+            None => (String::new(), &parts[..]),
+        },
+    };
+    let module_of = |segments: &[&str]| -> Vec<String> {
+        let mut out: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+        if let Some(last) = out.pop() {
+            let stem = strip_rs(&last);
+            let is_root = out.is_empty() && (stem == "lib" || stem == "main");
+            if !is_root && stem != "mod" {
+                out.push(stem.to_owned());
+            }
+        }
+        out
+    };
+    match rel {
+        ["src", "bin", rest @ ..] => RustModule {
+            crate_key: format!("{crate_dir}#bin/{}", rest.first().copied().unwrap_or("")),
+            path: Vec::new(),
+        },
+        ["src", rest @ ..] => RustModule {
+            crate_key: crate_dir,
+            path: module_of(rest),
+        },
+        _ if crate_depth.is_some() => RustModule {
+            crate_key: format!("{crate_dir}#{}", rel.join("/")),
+            path: Vec::new(),
+        },
+        _ => RustModule {
+            crate_key: crate_dir,
+            path: module_of(rel),
+        },
+    }
+}
+
+fn crate_name(crate_key: &str) -> Option<String> {
+    if crate_key.contains('#') {
+        return None;
+    }
+    let last = crate_key.rsplit('/').next().filter(|s| !s.is_empty())?;
+    Some(last.replace('-', "_"))
+}
+
+struct Symbol {
+    name: String,
+    kind: SymbolKind,
+    container: Option<String>,
+    ecma: bool,
+}
+
+/// Read-only lookup tables shared by the per-file resolution workers.
+struct Tables<'a> {
+    files: &'a [ParsedFile],
+    symbols: Vec<Symbol>,
+    /// First symbol id of each file.
+    file_base: Vec<u32>,
+    by_name: HashMap<String, Vec<u32>>,
+    rust_modules: Vec<Option<RustModule>>,
+    /// `crate_key|a::b::Name` → symbols.
+    rust_paths: HashMap<String, Vec<u32>>,
+    /// `crate_key|a::b` → (file, import index) of the `use`s inside that module.
+    rust_imports: HashMap<String, Vec<(u32, u32)>>,
+    crate_names: HashMap<String, String>,
+    ecma_exports: Vec<HashMap<String, Vec<u32>>>,
+    ecma_default: Vec<Option<u32>>,
+    file_ids: HashMap<&'a str, u32>,
+}
+
+fn rust_key(crate_key: &str, path: &[String]) -> String {
+    format!("{crate_key}|{}", path.join("::"))
+}
+
+enum Outcome {
+    Resolved(u32),
+    Heuristic,
+    Drop,
+}
+
+/// Resolves every file's references and assembles the store tables.
+pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
+    let cargo_dirs: HashSet<String> = files
+        .iter()
+        .filter_map(|f| {
+            let path = f.row.path.as_str();
+            if path == "Cargo.toml" {
+                Some(String::new())
+            } else {
+                path.strip_suffix("/Cargo.toml").map(str::to_owned)
+            }
+        })
+        .collect();
+    let mut tables = Tables {
+        files: &files,
+        symbols: Vec::new(),
+        file_base: Vec::with_capacity(files.len()),
+        by_name: HashMap::new(),
+        rust_modules: Vec::with_capacity(files.len()),
+        rust_paths: HashMap::new(),
+        rust_imports: HashMap::new(),
+        crate_names: HashMap::new(),
+        ecma_exports: vec![HashMap::new(); files.len()],
+        ecma_default: vec![None; files.len()],
+        file_ids: files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.row.path.as_str(), i as u32))
+            .collect(),
+    };
+    let mut rows: Vec<SymbolRow> = Vec::new();
+    let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
+    for (fid, file) in files.iter().enumerate() {
+        let fid = fid as u32;
+        let base = tables.symbols.len() as u32;
+        tables.file_base.push(base);
+        let mut row = file.row.clone();
+        let module = match (&file.facts, file.row.lang) {
+            (Some(_), Some(Lang::Rust)) => Some(rust_module(&file.row.path, &cargo_dirs)),
+            _ => None,
+        };
+        if let Some(m) = &module
+            && let Some(name) = crate_name(&m.crate_key)
+        {
+            tables
+                .crate_names
+                .entry(name)
+                .or_insert_with(|| m.crate_key.clone());
+        }
+        if let Some(facts) = &file.facts {
+            let ecma = file.row.lang.is_some_and(Lang::is_ecmascript);
+            for (i, d) in facts.definitions.iter().enumerate() {
+                let sid = base + i as u32;
+                let mut path: Vec<String> = module.as_ref().map(|m| m.path.clone()).unwrap_or_default();
+                path.extend(d.modules.iter().cloned());
+                path.extend(d.container.iter().cloned());
+                path.push(d.name.clone());
+                let qualified = path.join(if ecma { "." } else { "::" });
+                if let Some(m) = &module {
+                    tables
+                        .rust_paths
+                        .entry(rust_key(&m.crate_key, &path))
+                        .or_default()
+                        .push(sid);
+                }
+                if ecma && d.parent.is_none() && d.container.is_none() && d.modules.is_empty() {
+                    tables.ecma_exports[fid as usize]
+                        .entry(d.name.clone())
+                        .or_default()
+                        .push(sid);
+                    if d.default_export {
+                        tables.ecma_default[fid as usize] = Some(sid);
+                    }
+                }
+                tables.by_name.entry(d.name.clone()).or_default().push(sid);
+                tables.symbols.push(Symbol {
+                    name: d.name.clone(),
+                    kind: d.kind,
+                    container: d.container.clone(),
+                    ecma,
+                });
+                rows.push(SymbolRow {
+                    name: 0,
+                    file: fid,
+                    parent: d.parent.map(|p| base + p).unwrap_or(NONE),
+                    line: d.start.line,
+                    column: d.start.column,
+                    end_line: d.end.line,
+                    end_column: d.end.column,
+                    kind: d.kind,
+                    qualified,
+                    signature: d.signature.clone(),
+                    doc: d.doc.clone().unwrap_or_default(),
+                });
+            }
+            if let Some(name) = &facts.default_export_name
+                && tables.ecma_default[fid as usize].is_none()
+            {
+                tables.ecma_default[fid as usize] = tables.ecma_exports[fid as usize]
+                    .get(name)
+                    .and_then(|s| s.first().copied());
+            }
+            if let Some(m) = &module {
+                for (i, import) in facts.imports.iter().enumerate() {
+                    let mut path = m.path.clone();
+                    path.extend(import.modules.iter().cloned());
+                    tables
+                        .rust_imports
+                        .entry(rust_key(&m.crate_key, &path))
+                        .or_default()
+                        .push((fid, i as u32));
+                }
+            }
+        }
+        row.symbols = (base, tables.symbols.len() as u32);
+        file_rows.push(row);
+        tables.rust_modules.push(module);
+    }
+
+    let per_file: Vec<Vec<(String, RefRow)>> = (0..files.len() as u32)
+        .into_par_iter()
+        .map(|fid| tables.resolve_file(fid))
+        .collect();
+
+    let mut names: Vec<String> = tables.by_name.keys().cloned().collect();
+    names.sort_unstable();
+    let name_ids: HashMap<&str, u32> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i as u32))
+        .collect();
+    for (row, symbol) in rows.iter_mut().zip(&tables.symbols) {
+        row.name = name_ids.get(symbol.name.as_str()).copied().unwrap_or(0);
+    }
+    let mut refs: Vec<RefRow> = per_file
+        .into_iter()
+        .flatten()
+        .filter_map(|(name, mut row)| {
+            row.name = *name_ids.get(name.as_str())?;
+            Some(row)
+        })
+        .collect();
+    refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
+    refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
+    drop(tables);
+    StoreData {
+        names,
+        files: file_rows,
+        symbols: rows,
+        refs,
+        meta,
+    }
+}
+
+impl Tables<'_> {
+    fn resolve_file(&self, fid: u32) -> Vec<(String, RefRow)> {
+        let file = &self.files[fid as usize];
+        let Some(facts) = &file.facts else {
+            return Vec::new();
+        };
+        let lang = file.row.lang;
+        let ecma = lang.is_some_and(Lang::is_ecmascript);
+        let base = self.file_base[fid as usize];
+        let mut out = Vec::new();
+        let mut emit = |name: &str, kind: RefKind, line, column, enclosing: u32, outcome| {
+            let (target, confidence, name) = match outcome {
+                Outcome::Resolved(sid) => (
+                    sid,
+                    Confidence::Resolved,
+                    self.symbols[sid as usize].name.clone(),
+                ),
+                Outcome::Heuristic => (NONE, Confidence::Heuristic, name.to_owned()),
+                Outcome::Drop => return,
+            };
+            out.push((
+                name,
+                RefRow {
+                    name: 0,
+                    file: fid,
+                    line,
+                    column,
+                    target,
+                    enclosing,
+                    kind,
+                    confidence,
+                },
+            ));
+        };
+        for r in &facts.references {
+            let name = facts.strings[r.name as usize].as_str();
+            let Some(candidates) = self.by_name.get(name) else {
+                continue;
+            };
+            let qualifier = (r.qualifier != NONE).then(|| facts.strings[r.qualifier as usize].as_str());
+            let enclosing = (r.enclosing != NONE).then(|| &facts.definitions[r.enclosing as usize]);
+            let outcome = if ecma {
+                self.resolve_ecma(fid, facts, name, r, qualifier, enclosing, candidates)
+            } else {
+                self.resolve_rust(fid, facts, name, r, qualifier, enclosing, candidates)
+            };
+            let enclosing = if r.enclosing == NONE {
+                NONE
+            } else {
+                base + r.enclosing
+            };
+            emit(name, r.kind, r.line, r.column, enclosing, outcome);
+        }
+        for import in &facts.imports {
+            let name = match &import.target {
+                ImportTarget::Path(path) if import.local != "*" => path.last().cloned(),
+                ImportTarget::Module {
+                    imported: Some(imported),
+                    ..
+                } if imported != "*" => Some(if imported == "default" {
+                    import.local.clone()
+                } else {
+                    imported.clone()
+                }),
+                _ => None,
+            };
+            let Some(name) = name else { continue };
+            if !self.by_name.contains_key(&name) {
+                continue;
+            }
+            let outcome = match self.import_targets(fid, import) {
+                Some(targets) if !targets.is_empty() => Outcome::Resolved(targets[0]),
+                Some(_) => Outcome::Heuristic,
+                None => Outcome::Drop,
+            };
+            emit(
+                &name,
+                RefKind::Import,
+                import.start.line,
+                import.start.column,
+                NONE,
+                outcome,
+            );
+        }
+        out
+    }
+
+    /// Name matching among compatible definitions of the same language family.
+    fn heuristic(&self, candidates: &[u32], ecma: bool, accept: impl Fn(&Symbol) -> bool) -> Outcome {
+        if candidates
+            .iter()
+            .any(|&s| self.symbols[s as usize].ecma == ecma && accept(&self.symbols[s as usize]))
+        {
+            Outcome::Heuristic
+        } else {
+            Outcome::Drop
+        }
+    }
+
+    fn first_compatible(&self, sids: &[u32], kind: RefKind) -> Option<u32> {
+        sids.iter()
+            .copied()
+            .find(|&s| kind.can_refer_to(self.symbols[s as usize].kind))
+            .or_else(|| sids.first().copied())
+    }
+
+    /// What an import refers to: `Some(symbols)` when it names something in the repository
+    /// (empty when that could not be pinned down), `None` when it leaves the repository.
+    fn import_targets(&self, fid: u32, import: &Import) -> Option<Vec<u32>> {
+        match &import.target {
+            ImportTarget::Path(path) => {
+                let module = self.rust_modules[fid as usize].as_ref()?;
+                let mut context = module.path.clone();
+                context.extend(import.modules.iter().cloned());
+                self.resolve_rust_use(&module.crate_key, &context, path, 0)
+            }
+            ImportTarget::Module { source, imported } => {
+                let target = self.ecma_module(fid, source)?;
+                match imported {
+                    Some(name) => Some(self.ecma_export(target, name, 0)),
+                    None => Some(Vec::new()),
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------------ Rust
+
+    /// Absolute candidates for a path written in module `context` of crate `crate_key`.
+    /// `None` means it names something outside the repository.
+    fn rust_absolute(
+        &self,
+        crate_key: &str,
+        context: &[String],
+        path: &[String],
+    ) -> Option<Vec<(String, Vec<String>)>> {
+        let first = path.first()?.as_str();
+        let rest = || path[1..].to_vec();
+        match first {
+            "crate" | "$crate" => Some(vec![(crate_key.to_owned(), rest())]),
+            "self" => {
+                let mut p = context.to_vec();
+                p.extend(rest());
+                Some(vec![(crate_key.to_owned(), p)])
+            }
+            "super" => {
+                let supers = path.iter().take_while(|s| *s == "super").count();
+                let mut p = context[..context.len().saturating_sub(supers)].to_vec();
+                p.extend(path[supers..].iter().cloned());
+                Some(vec![(crate_key.to_owned(), p)])
+            }
+            "std" | "core" | "alloc" => None,
+            _ => {
+                let mut candidates = Vec::new();
+                let mut relative = context.to_vec();
+                relative.extend(path.iter().cloned());
+                candidates.push((crate_key.to_owned(), relative));
+                candidates.push((crate_key.to_owned(), path.to_vec()));
+                if let Some(other) = self.crate_names.get(first) {
+                    candidates.push((other.clone(), rest()));
+                }
+                let known = candidates.iter().any(|(c, p)| {
+                    p.len() > 0
+                        && (self.rust_paths.contains_key(&rust_key(c, &p[..1]))
+                            || self.rust_imports.contains_key(&rust_key(c, &p[..1])))
+                }) || self.crate_names.contains_key(first)
+                    || self.rust_paths.contains_key(&rust_key(crate_key, &[first.to_owned()]));
+                known.then_some(candidates)
+            }
+        }
+    }
+
+    /// Resolves a `use` path (or a path expression) to symbols, following re-exports.
+    fn resolve_rust_use(
+        &self,
+        crate_key: &str,
+        context: &[String],
+        path: &[String],
+        depth: usize,
+    ) -> Option<Vec<u32>> {
+        let candidates = self.rust_absolute(crate_key, context, path)?;
+        for (krate, absolute) in &candidates {
+            let found = self.resolve_rust_absolute(krate, absolute, depth);
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        Some(Vec::new())
+    }
+
+    fn resolve_rust_absolute(&self, crate_key: &str, path: &[String], depth: usize) -> Vec<u32> {
+        if path.is_empty() || depth > MAX_CHAIN {
+            return Vec::new();
+        }
+        if let Some(found) = self.rust_paths.get(&rust_key(crate_key, path)) {
+            return found.clone();
+        }
+        // Re-exports: `pub use` (or any `use`) inside a module on the path.
+        for split in (0..path.len()).rev() {
+            let module = &path[..split];
+            let Some(imports) = self.rust_imports.get(&rust_key(crate_key, module)) else {
+                continue;
+            };
+            for &(fid, index) in imports {
+                let Some(facts) = &self.files[fid as usize].facts else {
+                    continue;
+                };
+                let import = &facts.imports[index as usize];
+                let ImportTarget::Path(target) = &import.target else {
+                    continue;
+                };
+                let mut through = if import.local == "*" {
+                    let mut t = target.clone();
+                    t.extend(path[split..].iter().cloned());
+                    t
+                } else if import.local == path[split] {
+                    let mut t = target.clone();
+                    t.extend(path[split + 1..].iter().cloned());
+                    t
+                } else {
+                    continue;
+                };
+                if through.as_slice() == path {
+                    continue;
+                }
+                if through.first().is_some_and(|s| s == "self") && through.len() == 1 {
+                    through = module.to_vec();
+                }
+                if let Some(found) = self.resolve_rust_use(crate_key, module, &through, depth + 1)
+                    && !found.is_empty()
+                {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    fn enclosing_type_path(&self, fid: u32, enclosing: Option<&Definition>) -> Option<(String, Vec<String>)> {
+        let module = self.rust_modules[fid as usize].as_ref()?;
+        let definition = enclosing?;
+        let container = definition.container.as_ref()?;
+        let mut path = module.path.clone();
+        path.extend(definition.modules.iter().cloned());
+        path.push(container.clone());
+        Some((module.crate_key.clone(), path))
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_rust(
+        &self,
+        fid: u32,
+        facts: &CompactFacts,
+        name: &str,
+        r: &LocalRef,
+        qualifier: Option<&str>,
+        enclosing: Option<&Definition>,
+        candidates: &[u32],
+    ) -> Outcome {
+        let Some(module) = self.rust_modules[fid as usize].as_ref() else {
+            return Outcome::Drop;
+        };
+        let kind = r.kind;
+        let compatible = |s: &Symbol| kind.can_refer_to(s.kind);
+        let resolved = |found: &[u32]| self.first_compatible(found, kind).map(Outcome::Resolved);
+
+        if r.receiver {
+            let Some(q) = qualifier else {
+                return Outcome::Drop;
+            };
+            if q == "self" {
+                if let Some((krate, mut path)) = self.enclosing_type_path(fid, enclosing) {
+                    path.push(name.to_owned());
+                    if let Some(outcome) = resolved(&self.resolve_rust_absolute(&krate, &path, 0)) {
+                        return outcome;
+                    }
+                    let container = enclosing.and_then(|d| d.container.as_deref());
+                    let same_type: Vec<u32> = candidates
+                        .iter()
+                        .copied()
+                        .filter(|&s| {
+                            let sym = &self.symbols[s as usize];
+                            !sym.ecma && sym.container.as_deref() == container
+                        })
+                        .collect();
+                    if same_type.len() == 1 {
+                        return Outcome::Resolved(same_type[0]);
+                    }
+                }
+            }
+            return self.heuristic(candidates, false, |s| {
+                matches!(s.kind, SymbolKind::Method | SymbolKind::Field) && compatible(s)
+            });
+        }
+
+        let mut context = module.path.clone();
+        if let Some(d) = enclosing {
+            context.extend(d.modules.iter().cloned());
+        }
+
+        if let Some(q) = qualifier {
+            if q == EXPRESSION_QUALIFIER {
+                return self.heuristic(candidates, false, compatible);
+            }
+            let mut segments: Vec<String> = q
+                .split("::")
+                .map(|s| s.split('<').next().unwrap_or("").trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect();
+            if segments.first().is_some_and(|s| s == "Self") {
+                match self.enclosing_type_path(fid, enclosing) {
+                    Some((_, path)) => {
+                        segments.splice(0..1, ["crate".to_owned()].into_iter().chain(path));
+                    }
+                    None => return self.heuristic(candidates, false, compatible),
+                }
+            } else if let Some(import) = facts
+                .imports
+                .iter()
+                .find(|i| segments.first().is_some_and(|s| *s == i.local))
+                && let ImportTarget::Path(target) = &import.target
+            {
+                let mut t = target.clone();
+                t.extend(segments[1..].iter().cloned());
+                segments = t;
+            }
+            let mut full = segments.clone();
+            full.push(name.to_owned());
+            match self.resolve_rust_use(&module.crate_key, &context, &full, 0) {
+                Some(found) => {
+                    if let Some(outcome) = resolved(&found) {
+                        return outcome;
+                    }
+                }
+                None => return Outcome::Drop,
+            }
+            // `Type::method` where the impl lives in another module than the type.
+            let type_name = segments.last().cloned().unwrap_or_default();
+            let methods: Vec<u32> = candidates
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    let sym = &self.symbols[s as usize];
+                    !sym.ecma && sym.container.as_deref() == Some(type_name.as_str()) && compatible(sym)
+                })
+                .collect();
+            let type_known = self.by_name.contains_key(&type_name);
+            return match methods.as_slice() {
+                [only] => Outcome::Resolved(*only),
+                [] if !type_known => Outcome::Drop,
+                [] => self.heuristic(candidates, false, compatible),
+                _ => Outcome::Heuristic,
+            };
+        }
+
+        // Unqualified: imports first, then this file, then glob imports, then by name.
+        for import in facts.imports.iter().filter(|i| i.local == name) {
+            let ImportTarget::Path(path) = &import.target else {
+                continue;
+            };
+            let mut import_context = module.path.clone();
+            import_context.extend(import.modules.iter().cloned());
+            match self.resolve_rust_use(&module.crate_key, &import_context, path, 0) {
+                None => return Outcome::Drop,
+                Some(found) => {
+                    if let Some(outcome) = resolved(&found) {
+                        return outcome;
+                    }
+                }
+            }
+        }
+        let base = self.file_base[fid as usize];
+        let same_modules = enclosing.map(|d| d.modules.as_slice()).unwrap_or(&[]);
+        let mut local: Vec<u32> = facts
+            .definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| {
+                d.name == name
+                    && kind.can_refer_to(d.kind)
+                    && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
+                    && (d.kind != SymbolKind::EnumVariant || kind == RefKind::Import)
+            })
+            .map(|(i, _)| base + i as u32)
+            .collect();
+        local.sort_by_key(|&s| {
+            let d = &facts.definitions[(s - base) as usize];
+            d.modules.as_slice() != same_modules
+        });
+        if let Some(&first) = local.first() {
+            return Outcome::Resolved(first);
+        }
+        for import in facts.imports.iter().filter(|i| i.local == "*") {
+            let ImportTarget::Path(path) = &import.target else {
+                continue;
+            };
+            let mut full = path.clone();
+            full.push(name.to_owned());
+            if let Some(found) = self.resolve_rust_use(&module.crate_key, &context, &full, 0)
+                && let Some(outcome) = resolved(&found)
+            {
+                return outcome;
+            }
+        }
+        self.heuristic(candidates, false, |s| {
+            compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
+        })
+    }
+
+    // ---------------------------------------------------------- JavaScript family
+
+    /// The file a relative module specifier points to; `None` for packages.
+    fn ecma_module(&self, fid: u32, source: &str) -> Option<u32> {
+        if !(source.starts_with("./") || source.starts_with("../") || source == "." || source == "..") {
+            return None;
+        }
+        let from = self.files[fid as usize].row.path.as_str();
+        let mut parts: Vec<&str> = from.split('/').collect();
+        parts.pop();
+        for piece in source.split('/') {
+            match piece {
+                "." | "" => {}
+                ".." => {
+                    parts.pop()?;
+                }
+                other => parts.push(other),
+            }
+        }
+        let base = parts.join("/");
+        let stem = [".js", ".jsx", ".mjs", ".cjs"]
+            .iter()
+            .find_map(|ext| base.strip_suffix(ext))
+            .unwrap_or(&base);
+        const EXTENSIONS: [&str; 9] = [
+            ".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts",
+        ];
+        let mut tries = vec![base.clone()];
+        for ext in EXTENSIONS {
+            tries.push(format!("{stem}{ext}"));
+        }
+        for ext in EXTENSIONS {
+            tries.push(format!("{base}/index{ext}"));
+        }
+        tries
+            .iter()
+            .find_map(|p| self.file_ids.get(p.as_str()).copied())
+            .filter(|&id| self.files[id as usize].facts.is_some())
+    }
+
+    /// Symbols that module `fid` exports as `name`, following re-exports.
+    fn ecma_export(&self, fid: u32, name: &str, depth: usize) -> Vec<u32> {
+        if depth > MAX_CHAIN {
+            return Vec::new();
+        }
+        if name == "default" {
+            return self.ecma_default[fid as usize].into_iter().collect();
+        }
+        if let Some(found) = self.ecma_exports[fid as usize].get(name) {
+            return found.clone();
+        }
+        let Some(facts) = &self.files[fid as usize].facts else {
+            return Vec::new();
+        };
+        for import in &facts.imports {
+            let ImportTarget::Module { source, imported } = &import.target else {
+                continue;
+            };
+            if !import.reexport {
+                continue;
+            }
+            let wanted = if import.local == name {
+                imported.clone()
+            } else if import.local == "*" {
+                Some(name.to_owned())
+            } else {
+                continue;
+            };
+            let (Some(target), Some(wanted)) = (self.ecma_module(fid, source), wanted) else {
+                continue;
+            };
+            let found = self.ecma_export(target, &wanted, depth + 1);
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        Vec::new()
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn resolve_ecma(
+        &self,
+        fid: u32,
+        facts: &CompactFacts,
+        name: &str,
+        r: &LocalRef,
+        qualifier: Option<&str>,
+        enclosing: Option<&Definition>,
+        candidates: &[u32],
+    ) -> Outcome {
+        let kind = r.kind;
+        let compatible = |s: &Symbol| kind.can_refer_to(s.kind);
+        let base = self.file_base[fid as usize];
+        if let Some(q) = qualifier {
+            if r.receiver && q == "this" {
+                let container = enclosing.and_then(|d| d.container.as_deref());
+                if let Some(i) = facts
+                    .definitions
+                    .iter()
+                    .position(|d| d.name == name && d.container.as_deref() == container && container.is_some())
+                {
+                    return Outcome::Resolved(base + i as u32);
+                }
+            } else if let Some(import) = facts.imports.iter().find(|i| i.local == q) {
+                match self.import_targets(fid, import) {
+                    None => return Outcome::Drop,
+                    Some(targets) if targets.is_empty() => {
+                        // `ns.name` through `import * as ns`.
+                        if let ImportTarget::Module { source, imported: None } = &import.target
+                            && let Some(module) = self.ecma_module(fid, source)
+                        {
+                            if let Some(outcome) = self
+                                .first_compatible(&self.ecma_export(module, name, 0), kind)
+                                .map(Outcome::Resolved)
+                            {
+                                return outcome;
+                            }
+                        }
+                    }
+                    Some(targets) => {
+                        let class = &self.symbols[targets[0] as usize].name;
+                        if let Some(&m) = candidates.iter().find(|&&s| {
+                            self.symbols[s as usize].container.as_deref() == Some(class.as_str())
+                        }) {
+                            return Outcome::Resolved(m);
+                        }
+                    }
+                }
+            } else if let Some(i) = facts.definitions.iter().position(|d| {
+                d.name == name && d.container.as_deref() == Some(q) && compatible_kind(kind, d.kind)
+            }) {
+                return Outcome::Resolved(base + i as u32);
+            }
+            return self.heuristic(candidates, true, |s| {
+                matches!(
+                    s.kind,
+                    SymbolKind::Method | SymbolKind::Field | SymbolKind::Function | SymbolKind::EnumVariant
+                ) && (compatible(s) || kind == RefKind::Field)
+            });
+        }
+        for import in facts.imports.iter().filter(|i| i.local == name) {
+            match self.import_targets(fid, import) {
+                None => return Outcome::Drop,
+                Some(found) => {
+                    if let Some(s) = self.first_compatible(&found, kind) {
+                        return Outcome::Resolved(s);
+                    }
+                }
+            }
+        }
+        if let Some(i) = facts.definitions.iter().position(|d| {
+            d.name == name
+                && kind.can_refer_to(d.kind)
+                && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
+        }) {
+            return Outcome::Resolved(base + i as u32);
+        }
+        self.heuristic(candidates, true, |s| {
+            compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
+        })
+    }
+}
+
+fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {
+    kind.can_refer_to(symbol) || kind == RefKind::Field
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(path: &str, cargo: &[&str]) -> (String, String) {
+        let dirs: HashSet<String> = cargo.iter().map(|s| s.to_string()).collect();
+        let m = rust_module(path, &dirs);
+        (m.crate_key, m.path.join("::"))
+    }
+
+    #[test]
+    fn rust_module_paths_follow_cargo_layout() {
+        assert_eq!(module("src/lib.rs", &[""]), ("".into(), "".into()));
+        assert_eq!(module("src/a/b.rs", &[""]), ("".into(), "a::b".into()));
+        assert_eq!(module("src/a/mod.rs", &[""]), ("".into(), "a".into()));
+        assert_eq!(
+            module("crates/x-y/src/q.rs", &["", "crates/x-y"]),
+            ("crates/x-y".into(), "q".into())
+        );
+        assert_eq!(
+            module("crates/x/tests/t.rs", &["crates/x"]),
+            ("crates/x#tests/t.rs".into(), "".into())
+        );
+        assert_eq!(module("lib/util.rs", &[]), ("".into(), "lib::util".into()));
+        assert_eq!(crate_name("crates/x-y").as_deref(), Some("x_y"));
+    }
+}

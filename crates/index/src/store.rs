@@ -1,0 +1,763 @@
+//! The symbol store: mcursor's own memory-mapped file of files, symbols and references.
+//!
+//! One file per generation (`graph-<generation>.bin`), written to a temporary file, synced
+//! and renamed into place, never modified afterwards. Lookups binary-search sorted tables
+//! in the mapping, so opening costs a header check and a query touches a few pages: no
+//! deserialization on the query path.
+//!
+//! Layout (all integers little-endian): a header (`MCURGRPH`, format version, section
+//! count, generation), a section table, then the sections, each 8-byte aligned:
+//!
+//! | section | content |
+//! |---|---|
+//! | strings | UTF-8 bytes that the other sections point into |
+//! | names | sorted unique symbol names, `(offset, len)` each |
+//! | files | [`FILE_RECORD`] bytes each, sorted by path |
+//! | symbols | [`SYMBOL_RECORD`] bytes each, grouped by file in source order |
+//! | symbols_by_name | symbol ids sorted by (name, file, line) |
+//! | refs | [`REF_RECORD`] bytes each, sorted by (target name, file, line, column) |
+//! | refs_by_file | ref ids sorted by (file, line, column) |
+//! | meta | JSON build summary |
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use memmap2::Mmap;
+use mcursor_syntax::{Lang, RefKind, SymbolKind};
+
+use crate::error::{IndexError, IoContext, Result};
+
+const MAGIC: &[u8; 8] = b"MCURGRPH";
+/// Bumped whenever the layout of any section changes.
+pub const FORMAT_VERSION: u32 = 1;
+const HEADER_BYTES: usize = 24;
+const SECTION_ENTRY_BYTES: usize = 24;
+
+pub(crate) const FILE_RECORD: usize = 48;
+pub(crate) const SYMBOL_RECORD: usize = 56;
+pub(crate) const REF_RECORD: usize = 28;
+pub(crate) const NONE: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+enum Section {
+    Strings = 1,
+    Names = 2,
+    Files = 3,
+    Symbols = 4,
+    SymbolsByName = 5,
+    Refs = 6,
+    RefsByFile = 7,
+    Meta = 8,
+}
+
+const SECTIONS: [Section; 8] = [
+    Section::Strings,
+    Section::Names,
+    Section::Files,
+    Section::Symbols,
+    Section::SymbolsByName,
+    Section::Refs,
+    Section::RefsByFile,
+    Section::Meta,
+];
+
+/// How sure the index is about what a reference points to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Confidence {
+    /// Decided by scope, an import or a path.
+    Resolved,
+    /// Matched by name only; it may point to another definition with that name.
+    Heuristic,
+}
+
+impl Confidence {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Confidence::Resolved => "resolved",
+            Confidence::Heuristic => "heuristic",
+        }
+    }
+}
+
+pub(crate) fn lang_code(lang: Option<Lang>) -> u8 {
+    match lang {
+        None => 0,
+        Some(Lang::Rust) => 1,
+        Some(Lang::TypeScript) => 2,
+        Some(Lang::Tsx) => 3,
+        Some(Lang::JavaScript) => 4,
+    }
+}
+
+fn lang_from_code(code: u8) -> Option<Lang> {
+    match code {
+        1 => Some(Lang::Rust),
+        2 => Some(Lang::TypeScript),
+        3 => Some(Lang::Tsx),
+        4 => Some(Lang::JavaScript),
+        _ => None,
+    }
+}
+
+fn kind_code(kind: SymbolKind) -> u8 {
+    SymbolKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u8
+}
+
+fn ref_kind_code(kind: RefKind) -> u8 {
+    RefKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u8
+}
+
+/// A file as the builder hands it to the writer.
+#[derive(Debug, Clone)]
+pub(crate) struct FileRow {
+    pub path: String,
+    pub lang: Option<Lang>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: u64,
+    pub syntax_errors: bool,
+    pub timed_out: bool,
+    pub symbols: (u32, u32),
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct SymbolRow {
+    pub name: u32,
+    pub file: u32,
+    pub parent: u32,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub kind: SymbolKind,
+    pub qualified: String,
+    pub signature: String,
+    pub doc: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RefRow {
+    pub name: u32,
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
+    pub target: u32,
+    pub enclosing: u32,
+    pub kind: RefKind,
+    pub confidence: Confidence,
+}
+
+/// Everything one generation of the store holds, in memory, ready to write.
+pub(crate) struct StoreData {
+    /// Sorted, unique.
+    pub names: Vec<String>,
+    /// Sorted by path.
+    pub files: Vec<FileRow>,
+    pub symbols: Vec<SymbolRow>,
+    pub refs: Vec<RefRow>,
+    pub meta: serde_json::Value,
+}
+
+struct StringsBuilder {
+    bytes: Vec<u8>,
+}
+
+impl StringsBuilder {
+    fn add(&mut self, text: &str) -> (u32, u32) {
+        let offset = self.bytes.len() as u32;
+        self.bytes.extend_from_slice(text.as_bytes());
+        (offset, text.len() as u32)
+    }
+}
+
+fn put_u32(out: &mut Vec<u8>, v: u32) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+fn put_u64(out: &mut Vec<u8>, v: u64) {
+    out.extend_from_slice(&v.to_le_bytes());
+}
+
+/// Serializes `data` into the section layout.
+fn encode(data: &StoreData, generation: u64) -> Vec<Vec<u8>> {
+    let mut strings = StringsBuilder { bytes: Vec::new() };
+    let mut names = Vec::with_capacity(data.names.len() * 8);
+    for name in &data.names {
+        let (o, l) = strings.add(name);
+        put_u32(&mut names, o);
+        put_u32(&mut names, l);
+    }
+    let mut files = Vec::with_capacity(data.files.len() * FILE_RECORD);
+    for f in &data.files {
+        let (o, l) = strings.add(&f.path);
+        put_u32(&mut files, o);
+        put_u32(&mut files, l);
+        files.push(lang_code(f.lang));
+        files.push(u8::from(f.syntax_errors) | (u8::from(f.timed_out) << 1));
+        files.extend_from_slice(&[0, 0]);
+        put_u32(&mut files, f.symbols.0);
+        put_u32(&mut files, f.symbols.1);
+        put_u32(&mut files, 0);
+        put_u64(&mut files, f.size);
+        put_u64(&mut files, f.mtime_ns as u64);
+        put_u64(&mut files, f.hash);
+    }
+    let mut symbols = Vec::with_capacity(data.symbols.len() * SYMBOL_RECORD);
+    for s in &data.symbols {
+        for v in [
+            s.name,
+            s.file,
+            s.parent,
+            s.line,
+            s.column,
+            s.end_line,
+            s.end_column,
+        ] {
+            put_u32(&mut symbols, v);
+        }
+        symbols.extend_from_slice(&[kind_code(s.kind), 0, 0, 0]);
+        for text in [&s.qualified, &s.signature, &s.doc] {
+            let (o, l) = strings.add(text);
+            put_u32(&mut symbols, o);
+            put_u32(&mut symbols, l);
+        }
+    }
+    let mut by_name: Vec<u32> = (0..data.symbols.len() as u32).collect();
+    by_name.sort_by_key(|&i| {
+        let s = &data.symbols[i as usize];
+        (s.name, s.file, s.line, s.column)
+    });
+    let symbols_by_name: Vec<u8> = by_name.iter().flat_map(|v| v.to_le_bytes()).collect();
+
+    let mut refs = Vec::with_capacity(data.refs.len() * REF_RECORD);
+    for r in &data.refs {
+        for v in [r.name, r.file, r.line, r.column, r.target, r.enclosing] {
+            put_u32(&mut refs, v);
+        }
+        refs.extend_from_slice(&[
+            ref_kind_code(r.kind),
+            u8::from(r.confidence == Confidence::Heuristic),
+            0,
+            0,
+        ]);
+    }
+    let mut by_file: Vec<u32> = (0..data.refs.len() as u32).collect();
+    by_file.sort_by_key(|&i| {
+        let r = &data.refs[i as usize];
+        (r.file, r.line, r.column)
+    });
+    let refs_by_file: Vec<u8> = by_file.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut meta = data.meta.clone();
+    if let Some(object) = meta.as_object_mut() {
+        object.insert("generation".into(), generation.into());
+    }
+    let meta = serde_json::to_vec(&meta).unwrap_or_default();
+    vec![
+        strings.bytes,
+        names,
+        files,
+        symbols,
+        symbols_by_name,
+        refs,
+        refs_by_file,
+        meta,
+    ]
+}
+
+/// Writes generation `generation` of the store into `dir` atomically and returns its path.
+pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<PathBuf> {
+    let sections = encode(data, generation);
+    let mut out = Vec::new();
+    out.extend_from_slice(MAGIC);
+    put_u32(&mut out, FORMAT_VERSION);
+    put_u32(&mut out, sections.len() as u32);
+    put_u64(&mut out, generation);
+    let mut offset = (HEADER_BYTES + SECTION_ENTRY_BYTES * sections.len()) as u64;
+    let mut table = Vec::new();
+    for (kind, bytes) in SECTIONS.iter().zip(&sections) {
+        offset = offset.div_ceil(8) * 8;
+        put_u32(&mut table, *kind as u32);
+        put_u32(&mut table, 0);
+        put_u64(&mut table, offset);
+        put_u64(&mut table, bytes.len() as u64);
+        offset += bytes.len() as u64;
+    }
+    out.extend_from_slice(&table);
+    for bytes in &sections {
+        while out.len() % 8 != 0 {
+            out.push(0);
+        }
+        out.extend_from_slice(bytes);
+    }
+    let path = dir.join(graph_file_name(generation));
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".graph-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .at(dir)?;
+    tmp.write_all(&out).at(tmp.path().to_path_buf())?;
+    tmp.as_file().sync_all().at(tmp.path().to_path_buf())?;
+    tmp.persist(&path).map_err(|e| IndexError::Io {
+        path: path.clone(),
+        source: e.error,
+    })?;
+    Ok(path)
+}
+
+pub(crate) fn graph_file_name(generation: u64) -> String {
+    format!("graph-{generation:010}.bin")
+}
+
+/// A decoded file record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileInfo<'a> {
+    pub path: &'a str,
+    pub lang: Option<Lang>,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub hash: u64,
+    pub syntax_errors: bool,
+    pub timed_out: bool,
+    pub symbols: std::ops::Range<u32>,
+}
+
+/// A decoded symbol record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolInfo<'a> {
+    pub id: u32,
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub kind: SymbolKind,
+    pub file: u32,
+    pub parent: Option<u32>,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub signature: &'a str,
+    pub doc: &'a str,
+}
+
+/// A decoded reference record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RefInfo {
+    pub id: u32,
+    pub name: u32,
+    pub file: u32,
+    pub line: u32,
+    pub column: u32,
+    pub target: Option<u32>,
+    pub enclosing: Option<u32>,
+    pub kind: RefKind,
+    pub confidence: Confidence,
+}
+
+/// A read-only, memory-mapped generation of the store.
+pub struct Store {
+    path: PathBuf,
+    map: Mmap,
+    generation: u64,
+    sections: HashMap<u32, std::ops::Range<usize>>,
+}
+
+fn le_u32(bytes: &[u8], at: usize) -> u32 {
+    let mut b = [0u8; 4];
+    b.copy_from_slice(&bytes[at..at + 4]);
+    u32::from_le_bytes(b)
+}
+
+fn le_u64(bytes: &[u8], at: usize) -> u64 {
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(b)
+}
+
+impl Store {
+    /// Maps and validates a store file. Every section bound is checked here, so record
+    /// accessors cannot read outside the mapping.
+    pub fn open(path: &Path) -> Result<Store> {
+        let file = File::open(path).at(path)?;
+        let map = map_file(&file).at(path)?;
+        let corrupt = |detail: &str| IndexError::Corrupt {
+            path: path.to_path_buf(),
+            detail: detail.to_owned(),
+        };
+        if map.len() < HEADER_BYTES || &map[..8] != MAGIC {
+            return Err(corrupt("graph file has no valid header"));
+        }
+        let version = le_u32(&map, 8);
+        if version != FORMAT_VERSION {
+            return Err(IndexError::FormatMismatch {
+                path: path.to_path_buf(),
+                found: version.to_string(),
+                expected: FORMAT_VERSION,
+            });
+        }
+        let count = le_u32(&map, 12) as usize;
+        let generation = le_u64(&map, 16);
+        if count > 64 || HEADER_BYTES + count * SECTION_ENTRY_BYTES > map.len() {
+            return Err(corrupt("section table out of range"));
+        }
+        let mut sections = HashMap::new();
+        for i in 0..count {
+            let at = HEADER_BYTES + i * SECTION_ENTRY_BYTES;
+            let kind = le_u32(&map, at);
+            let offset = le_u64(&map, at + 8) as usize;
+            let len = le_u64(&map, at + 16) as usize;
+            match offset.checked_add(len) {
+                Some(end) if end <= map.len() => {
+                    sections.insert(kind, offset..end);
+                }
+                _ => return Err(corrupt("section out of range")),
+            }
+        }
+        let store = Store {
+            path: path.to_path_buf(),
+            map,
+            generation,
+            sections,
+        };
+        for (section, record) in [
+            (Section::Names, 8),
+            (Section::Files, FILE_RECORD),
+            (Section::Symbols, SYMBOL_RECORD),
+            (Section::SymbolsByName, 4),
+            (Section::Refs, REF_RECORD),
+            (Section::RefsByFile, 4),
+        ] {
+            if !store.sections.contains_key(&(section as u32))
+                || store.section(section).len() % record != 0
+            {
+                return Err(corrupt("a section is missing or truncated"));
+            }
+        }
+        if store.section(Section::SymbolsByName).len() / 4 != store.symbol_count() as usize
+            || store.section(Section::RefsByFile).len() / 4 != store.ref_count() as usize
+        {
+            return Err(corrupt("index tables disagree in length"));
+        }
+        Ok(store)
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.generation
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn section(&self, section: Section) -> &[u8] {
+        match self.sections.get(&(section as u32)) {
+            Some(range) => &self.map[range.clone()],
+            None => &[],
+        }
+    }
+
+    fn string(&self, offset: u32, len: u32) -> &str {
+        let strings = self.section(Section::Strings);
+        let start = offset as usize;
+        strings
+            .get(start..start.saturating_add(len as usize))
+            .and_then(|b| std::str::from_utf8(b).ok())
+            .unwrap_or("")
+    }
+
+    pub fn meta(&self) -> serde_json::Value {
+        serde_json::from_slice(self.section(Section::Meta)).unwrap_or(serde_json::Value::Null)
+    }
+
+    pub fn name_count(&self) -> u32 {
+        (self.section(Section::Names).len() / 8) as u32
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        let names = self.section(Section::Names);
+        let at = id as usize * 8;
+        if at + 8 > names.len() {
+            return "";
+        }
+        self.string(le_u32(names, at), le_u32(names, at + 4))
+    }
+
+    /// The id of an exact name, by binary search.
+    pub fn name_id(&self, name: &str) -> Option<u32> {
+        let count = self.name_count();
+        let index = partition_point(count, |i| self.name(i) < name);
+        (index < count && self.name(index) == name).then_some(index)
+    }
+
+    /// All names, in sorted order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        (0..self.name_count()).map(|i| self.name(i))
+    }
+
+    pub fn file_count(&self) -> u32 {
+        (self.section(Section::Files).len() / FILE_RECORD) as u32
+    }
+
+    pub fn file(&self, id: u32) -> Option<FileInfo<'_>> {
+        let files = self.section(Section::Files);
+        let at = id as usize * FILE_RECORD;
+        if at + FILE_RECORD > files.len() {
+            return None;
+        }
+        let start = le_u32(files, at + 12);
+        let end = le_u32(files, at + 16);
+        Some(FileInfo {
+            path: self.string(le_u32(files, at), le_u32(files, at + 4)),
+            lang: lang_from_code(files[at + 8]),
+            syntax_errors: files[at + 9] & 1 != 0,
+            timed_out: files[at + 9] & 2 != 0,
+            symbols: start..end.max(start).min(self.symbol_count()),
+            size: le_u64(files, at + 24),
+            mtime_ns: le_u64(files, at + 32) as i64,
+            hash: le_u64(files, at + 40),
+        })
+    }
+
+    /// The id of the file at `path`, by binary search.
+    pub fn file_id(&self, path: &str) -> Option<u32> {
+        let count = self.file_count();
+        let index = partition_point(count, |i| self.file(i).is_some_and(|f| f.path < path));
+        (index < count && self.file(index).is_some_and(|f| f.path == path)).then_some(index)
+    }
+
+    pub fn symbol_count(&self) -> u32 {
+        (self.section(Section::Symbols).len() / SYMBOL_RECORD) as u32
+    }
+
+    pub fn symbol(&self, id: u32) -> Option<SymbolInfo<'_>> {
+        let symbols = self.section(Section::Symbols);
+        let at = id as usize * SYMBOL_RECORD;
+        if at + SYMBOL_RECORD > symbols.len() {
+            return None;
+        }
+        let u = |i: usize| le_u32(symbols, at + i * 4);
+        let parent = u(2);
+        Some(SymbolInfo {
+            id,
+            name: self.name(u(0)),
+            file: u(1),
+            parent: (parent != NONE).then_some(parent),
+            line: u(3),
+            column: u(4),
+            end_line: u(5),
+            end_column: u(6),
+            kind: SymbolKind::ALL
+                .get(symbols[at + 28] as usize)
+                .copied()
+                .unwrap_or(SymbolKind::Function),
+            qualified_name: self.string(u(8), u(9)),
+            signature: self.string(u(10), u(11)),
+            doc: self.string(u(12), u(13)),
+        })
+    }
+
+    fn symbol_name_id(&self, id: u32) -> u32 {
+        le_u32(self.section(Section::Symbols), id as usize * SYMBOL_RECORD)
+    }
+
+    /// Ids of the symbols named exactly `name`, ordered by file and line.
+    pub fn symbols_named(&self, name: &str) -> Vec<u32> {
+        let Some(name_id) = self.name_id(name) else {
+            return Vec::new();
+        };
+        let index = self.section(Section::SymbolsByName);
+        let count = (index.len() / 4) as u32;
+        let at = |i: u32| le_u32(index, i as usize * 4);
+        let first = partition_point(count, |i| self.symbol_name_id(at(i)) < name_id);
+        (first..count)
+            .map(at)
+            .take_while(|&s| self.symbol_name_id(s) == name_id)
+            .collect()
+    }
+
+    pub fn ref_count(&self) -> u32 {
+        (self.section(Section::Refs).len() / REF_RECORD) as u32
+    }
+
+    pub fn reference(&self, id: u32) -> Option<RefInfo> {
+        let refs = self.section(Section::Refs);
+        let at = id as usize * REF_RECORD;
+        if at + REF_RECORD > refs.len() {
+            return None;
+        }
+        let u = |i: usize| le_u32(refs, at + i * 4);
+        let (target, enclosing) = (u(4), u(5));
+        Some(RefInfo {
+            id,
+            name: u(0),
+            file: u(1),
+            line: u(2),
+            column: u(3),
+            target: (target != NONE).then_some(target),
+            enclosing: (enclosing != NONE).then_some(enclosing),
+            kind: RefKind::ALL
+                .get(refs[at + 24] as usize)
+                .copied()
+                .unwrap_or(RefKind::Identifier),
+            confidence: if refs[at + 25] == 0 {
+                Confidence::Resolved
+            } else {
+                Confidence::Heuristic
+            },
+        })
+    }
+
+    /// References whose target name is `name_id`, ordered by file and position.
+    pub fn refs_named(&self, name_id: u32) -> impl Iterator<Item = RefInfo> + '_ {
+        let refs = self.section(Section::Refs);
+        let count = self.ref_count();
+        let name_at = |i: u32| le_u32(refs, i as usize * REF_RECORD);
+        let first = partition_point(count, |i| name_at(i) < name_id);
+        (first..count)
+            .take_while(move |&i| name_at(i) == name_id)
+            .filter_map(|i| self.reference(i))
+    }
+
+    /// References in file `file`, ordered by position.
+    pub fn refs_in_file(&self, file: u32) -> impl Iterator<Item = RefInfo> + '_ {
+        let index = self.section(Section::RefsByFile);
+        let count = (index.len() / 4) as u32;
+        let at = |i: u32| le_u32(index, i as usize * 4);
+        let file_of = move |i: u32| {
+            le_u32(
+                self.section(Section::Refs),
+                at(i) as usize * REF_RECORD + 4,
+            )
+        };
+        let first = partition_point(count, |i| file_of(i) < file);
+        (first..count)
+            .take_while(move |&i| file_of(i) == file)
+            .filter_map(move |i| self.reference(at(i)))
+    }
+}
+
+/// The first index in `0..count` where `is_before` is false (it must be monotone).
+fn partition_point(count: u32, is_before: impl Fn(u32) -> bool) -> u32 {
+    let (mut low, mut high) = (0u32, count);
+    while low < high {
+        let mid = low + (high - low) / 2;
+        if is_before(mid) {
+            low = mid + 1;
+        } else {
+            high = mid;
+        }
+    }
+    low
+}
+
+#[allow(unsafe_code)]
+fn map_file(file: &File) -> std::io::Result<Mmap> {
+    // SAFETY: store files are written once under a temporary name and renamed into place;
+    // mcursor never writes to a published generation, and removal of an old generation
+    // keeps an existing mapping valid on the platforms we support. Every access through the
+    // mapping is bounds-checked against section ranges validated in `Store::open`.
+    unsafe { Mmap::map(file) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> StoreData {
+        StoreData {
+            names: vec!["alpha".into(), "beta".into()],
+            files: vec![FileRow {
+                path: "src/lib.rs".into(),
+                lang: Some(Lang::Rust),
+                size: 10,
+                mtime_ns: 5,
+                hash: 7,
+                syntax_errors: false,
+                timed_out: true,
+                symbols: (0, 2),
+            }],
+            symbols: vec![
+                SymbolRow {
+                    name: 1,
+                    file: 0,
+                    parent: NONE,
+                    line: 1,
+                    column: 4,
+                    end_line: 3,
+                    end_column: 2,
+                    kind: SymbolKind::Function,
+                    qualified: "beta".into(),
+                    signature: "fn beta()".into(),
+                    doc: String::new(),
+                },
+                SymbolRow {
+                    name: 0,
+                    file: 0,
+                    parent: 0,
+                    line: 2,
+                    column: 8,
+                    end_line: 2,
+                    end_column: 20,
+                    kind: SymbolKind::Struct,
+                    qualified: "beta::alpha".into(),
+                    signature: "struct alpha".into(),
+                    doc: "Docs.".into(),
+                },
+            ],
+            refs: vec![RefRow {
+                name: 1,
+                file: 0,
+                line: 2,
+                column: 3,
+                target: 0,
+                enclosing: NONE,
+                kind: RefKind::Call,
+                confidence: Confidence::Resolved,
+            }],
+            meta: serde_json::json!({"files": 1}),
+        }
+    }
+
+    #[test]
+    fn round_trips_through_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write(dir.path(), &sample(), 3).expect("write");
+        let store = Store::open(&path).expect("open");
+        assert_eq!(store.generation(), 3);
+        assert_eq!(store.symbols_named("alpha"), [1]);
+        assert_eq!(store.symbols_named("beta"), [0]);
+        assert!(store.symbols_named("gamma").is_empty());
+        let alpha = store.symbol(1).expect("symbol");
+        assert_eq!(alpha.qualified_name, "beta::alpha");
+        assert_eq!(alpha.parent, Some(0));
+        assert_eq!(alpha.doc, "Docs.");
+        let file = store.file(0).expect("file");
+        assert_eq!(file.path, "src/lib.rs");
+        assert!(file.timed_out && !file.syntax_errors);
+        assert_eq!(store.file_id("src/lib.rs"), Some(0));
+        let refs: Vec<_> = store.refs_named(1).collect();
+        assert_eq!(refs.len(), 1);
+        assert_eq!(refs[0].target, Some(0));
+        assert_eq!(store.refs_in_file(0).count(), 1);
+        assert_eq!(store.meta()["generation"], 3);
+    }
+
+    #[test]
+    fn truncated_or_foreign_files_are_reported_not_read() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write(dir.path(), &sample(), 1).expect("write");
+        let bytes = std::fs::read(&path).expect("read");
+        for cut in [0, 7, 30, bytes.len() / 2, bytes.len() - 1] {
+            std::fs::write(&path, &bytes[..cut]).expect("write");
+            assert!(Store::open(&path).is_err(), "cut at {cut}");
+        }
+        let mut other = bytes.clone();
+        other[8] = 99;
+        std::fs::write(&path, &other).expect("write");
+        assert!(matches!(
+            Store::open(&path),
+            Err(IndexError::FormatMismatch { .. })
+        ));
+    }
+}

@@ -1,0 +1,227 @@
+//! Finding the files to index: `ignore`'s walker with git's rules plus `.mcursorignore`.
+//!
+//! Hidden files, `.git/` and `.mcursor/` are never entered, symlinks are never followed, and
+//! every entry that is not indexed for a reason the user may care about is reported with
+//! that reason. Nothing outside the root is read.
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::UNIX_EPOCH;
+
+use ignore::{WalkBuilder, WalkState};
+
+/// The name of mcursor's own ignore file (gitignore syntax).
+pub const IGNORE_FILE: &str = ".mcursorignore";
+/// The directory holding the index, at the repository root.
+pub const INDEX_DIR: &str = ".mcursor";
+
+/// Why a file was not indexed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum SkipReason {
+    TooLarge,
+    Binary,
+    NotRegularFile,
+    Symlink,
+    NonUtf8Name,
+    Unreadable(String),
+}
+
+impl SkipReason {
+    /// A short, stable key for summaries and JSON.
+    pub fn key(&self) -> &'static str {
+        match self {
+            SkipReason::TooLarge => "too_large",
+            SkipReason::Binary => "binary",
+            SkipReason::NotRegularFile => "not_regular_file",
+            SkipReason::Symlink => "symlink",
+            SkipReason::NonUtf8Name => "non_utf8_name",
+            SkipReason::Unreadable(_) => "unreadable",
+        }
+    }
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SkipReason::TooLarge => f.write_str("larger than the size limit"),
+            SkipReason::Binary => f.write_str("binary (contains a NUL byte)"),
+            SkipReason::NotRegularFile => f.write_str("not a regular file (FIFO, socket or device)"),
+            SkipReason::Symlink => f.write_str("symbolic link (not followed)"),
+            SkipReason::NonUtf8Name => f.write_str("file name is not valid UTF-8"),
+            SkipReason::Unreadable(why) => write!(f, "unreadable: {why}"),
+        }
+    }
+}
+
+/// A file not indexed, with its reason. `path` is relative to the root, lossily decoded.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skipped {
+    pub path: String,
+    pub reason: SkipReason,
+}
+
+/// A file to index.
+#[derive(Debug, Clone)]
+pub struct WalkedFile {
+    /// Relative to the root, `/`-separated.
+    pub path: String,
+    pub absolute: PathBuf,
+    pub size: u64,
+    /// Modification time in nanoseconds since the Unix epoch (0 if unknown).
+    pub mtime_ns: i64,
+}
+
+/// Walk options.
+#[derive(Debug, Clone)]
+pub struct WalkOptions {
+    /// Files larger than this many bytes are skipped.
+    pub max_file_size: u64,
+    pub threads: usize,
+}
+
+/// Lists the files under `root` that are candidates for indexing, sorted by path.
+pub fn walk(root: &Path, options: &WalkOptions) -> (Vec<WalkedFile>, Vec<Skipped>) {
+    let mut builder = WalkBuilder::new(root);
+    builder
+        .hidden(true)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(IGNORE_FILE)
+        .threads(options.threads.max(1))
+        .filter_entry(|entry| {
+            let name = entry.file_name();
+            !(entry.depth() > 0 && (name == INDEX_DIR || name == ".git"))
+        });
+    let files = Mutex::new(Vec::new());
+    let skipped = Mutex::new(Vec::new());
+    let max_size = options.max_file_size;
+    builder.build_parallel().run(|| {
+        let files = &files;
+        let skipped = &skipped;
+        Box::new(move |result| {
+            let outcome = classify(root, result, max_size);
+            match outcome {
+                Some(Ok(file)) => lock(files).push(file),
+                Some(Err(skip)) => lock(skipped).push(skip),
+                None => {}
+            }
+            WalkState::Continue
+        })
+    });
+    let mut files = files.into_inner().unwrap_or_else(|e| e.into_inner());
+    let mut skipped = skipped.into_inner().unwrap_or_else(|e| e.into_inner());
+    files.sort_by(|a: &WalkedFile, b| a.path.cmp(&b.path));
+    skipped.sort();
+    (files, skipped)
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    let mut out = String::new();
+    for (i, part) in rel.components().enumerate() {
+        if i > 0 {
+            out.push('/');
+        }
+        out.push_str(part.as_os_str().to_str()?);
+    }
+    Some(out)
+}
+
+fn lossy_relative(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+fn classify(
+    root: &Path,
+    result: Result<ignore::DirEntry, ignore::Error>,
+    max_size: u64,
+) -> Option<Result<WalkedFile, Skipped>> {
+    let entry = match result {
+        Ok(entry) => entry,
+        Err(err) => {
+            let path = error_path(&err)
+                .map(|p| lossy_relative(root, p))
+                .unwrap_or_default();
+            return Some(Err(Skipped {
+                path,
+                reason: SkipReason::Unreadable(err.to_string()),
+            }));
+        }
+    };
+    let file_type = entry.file_type()?;
+    if file_type.is_dir() {
+        return None;
+    }
+    let path = entry.path();
+    let Some(rel) = relative(root, path) else {
+        return Some(Err(Skipped {
+            path: lossy_relative(root, path),
+            reason: SkipReason::NonUtf8Name,
+        }));
+    };
+    if file_type.is_symlink() {
+        return Some(Err(Skipped {
+            path: rel,
+            reason: SkipReason::Symlink,
+        }));
+    }
+    if !file_type.is_file() {
+        return Some(Err(Skipped {
+            path: rel,
+            reason: SkipReason::NotRegularFile,
+        }));
+    }
+    let metadata = match entry.metadata() {
+        Ok(m) => m,
+        Err(err) => {
+            return Some(Err(Skipped {
+                path: rel,
+                reason: SkipReason::Unreadable(err.to_string()),
+            }));
+        }
+    };
+    if metadata.len() > max_size {
+        return Some(Err(Skipped {
+            path: rel,
+            reason: SkipReason::TooLarge,
+        }));
+    }
+    Some(Ok(WalkedFile {
+        path: rel,
+        absolute: path.to_path_buf(),
+        size: metadata.len(),
+        mtime_ns: mtime_ns(&metadata),
+    }))
+}
+
+pub(crate) fn mtime_ns(metadata: &std::fs::Metadata) -> i64 {
+    metadata
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos().min(i64::MAX as u128) as i64)
+        .unwrap_or(0)
+}
+
+fn error_path(err: &ignore::Error) -> Option<&Path> {
+    match err {
+        ignore::Error::WithPath { path, .. } => Some(path),
+        ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+            error_path(err)
+        }
+        ignore::Error::Loop { child, .. } => Some(child),
+        _ => None,
+    }
+}
