@@ -21,7 +21,7 @@ use serde::Serialize;
 
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
-use crate::resolve::{CompactFacts, ParsedFile, resolve};
+use crate::resolve::{CompactFacts, ParsedFile, cargo_package_name, resolve};
 use crate::store::{self, FileRow};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
 use crate::{text, FORMAT_FILE, TEXT_DIR, format_marker};
@@ -330,10 +330,14 @@ fn read_and_parse(
         timed_out: facts.as_ref().is_some_and(|f| f.timed_out),
         symbols: (0, 0),
     };
+    let cargo_package = (file.path == "Cargo.toml" || file.path.ends_with("/Cargo.toml"))
+        .then(|| cargo_package_name(&content))
+        .flatten();
     Ok((
         ParsedFile {
             row,
             facts: facts.map(CompactFacts::from_facts),
+            cargo_package,
         },
         content,
     ))

@@ -18,7 +18,7 @@ use tantivy::schema::Value;
 
 use crate::error::{IndexError, IoContext, Result};
 use crate::graph::{CallNode, CallSite, Direction, explore};
-use crate::store::{Confidence, FileInfo, RefInfo, Store, SymbolInfo};
+use crate::store::{Confidence, FileInfo, RefInfo, RefShape, Store, SymbolInfo};
 use crate::walk::{self, INDEX_DIR, WalkOptions};
 use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, generation_from_payload, text};
 
@@ -446,8 +446,18 @@ impl Index {
             None => {
                 let same_family = self.file_lang(r.file).map(Lang::is_ecmascript)
                     == Lang::parse(target.lang).map(Lang::is_ecmascript);
-                same_family
-                    && SymbolKind::parse(target.kind).is_some_and(|k| r.kind.can_refer_to(k))
+                let Some(kind) = SymbolKind::parse(target.kind) else {
+                    return false;
+                };
+                let kind_fits = match r.shape {
+                    RefShape::Member => crate::resolve::member_may_be(r.kind, kind),
+                    RefShape::Path => r.kind.can_refer_to(kind),
+                    RefShape::Bare => {
+                        r.kind.can_refer_to(kind)
+                            && !matches!(kind, SymbolKind::Method | SymbolKind::Field)
+                    }
+                };
+                same_family && kind_fits
             }
         }
     }

@@ -16,7 +16,7 @@ use mcursor_syntax::{
 };
 use rayon::prelude::*;
 
-use crate::store::{Confidence, FileRow, NONE, RefRow, StoreData, SymbolRow};
+use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
 
 /// Nested re-exports and `use` chains followed at most this deep.
 const MAX_CHAIN: usize = 8;
@@ -84,6 +84,33 @@ impl CompactFacts {
 pub(crate) struct ParsedFile {
     pub row: FileRow,
     pub facts: Option<CompactFacts>,
+    /// For a `Cargo.toml`: its `[package] name`.
+    pub cargo_package: Option<String>,
+}
+
+/// The `name` of a `Cargo.toml`'s `[package]` table (a line scan: only this one value is
+/// needed, and a malformed manifest must not stop indexing).
+pub(crate) fn cargo_package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("name")
+            && let Some(value) = rest.trim_start().strip_prefix('=')
+        {
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            if !value.is_empty() {
+                return Some(value.replace('-', "_"));
+            }
+        }
+    }
+    None
 }
 
 /// Where a Rust file sits: its crate and its module path inside the crate.
@@ -217,6 +244,14 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
     };
+    for file in &files {
+        if let Some(name) = &file.cargo_package {
+            let dir = file.row.path.strip_suffix("Cargo.toml").unwrap_or("");
+            tables
+                .crate_names
+                .insert(name.clone(), dir.trim_end_matches('/').to_owned());
+        }
+    }
     let mut rows: Vec<SymbolRow> = Vec::new();
     let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
     for (fid, file) in files.iter().enumerate() {
@@ -351,7 +386,7 @@ impl Tables<'_> {
         let ecma = lang.is_some_and(Lang::is_ecmascript);
         let base = self.file_base[fid as usize];
         let mut out = Vec::new();
-        let mut emit = |name: &str, kind: RefKind, line, column, enclosing: u32, outcome| {
+        let mut emit = |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
             let (target, confidence, name) = match outcome {
                 Outcome::Resolved(sid) => (
                     sid,
@@ -372,6 +407,7 @@ impl Tables<'_> {
                     enclosing,
                     kind,
                     confidence,
+                    shape,
                 },
             ));
         };
@@ -392,7 +428,12 @@ impl Tables<'_> {
             } else {
                 base + r.enclosing
             };
-            emit(name, r.kind, r.line, r.column, enclosing, outcome);
+            let shape = match (r.qualifier != NONE, r.receiver) {
+                (false, _) => RefShape::Bare,
+                (true, true) => RefShape::Member,
+                (true, false) => RefShape::Path,
+            };
+            emit(name, r.kind, shape, r.line, r.column, enclosing, outcome);
         }
         for import in &facts.imports {
             let name = match &import.target {
@@ -419,6 +460,7 @@ impl Tables<'_> {
             emit(
                 &name,
                 RefKind::Import,
+                RefShape::Path,
                 import.start.line,
                 import.start.column,
                 NONE,
@@ -631,9 +673,7 @@ impl Tables<'_> {
                     }
                 }
             }
-            return self.heuristic(candidates, false, |s| {
-                matches!(s.kind, SymbolKind::Method | SymbolKind::Field) && compatible(s)
-            });
+            return self.heuristic(candidates, false, |s| member_may_be(kind, s.kind));
         }
 
         let mut context = module.path.clone();
@@ -883,12 +923,7 @@ impl Tables<'_> {
             }) {
                 return Outcome::Resolved(base + i as u32);
             }
-            return self.heuristic(candidates, true, |s| {
-                matches!(
-                    s.kind,
-                    SymbolKind::Method | SymbolKind::Field | SymbolKind::Function | SymbolKind::EnumVariant
-                ) && (compatible(s) || kind == RefKind::Field)
-            });
+            return self.heuristic(candidates, true, |s| member_may_be(kind, s.kind));
         }
         for import in facts.imports.iter().filter(|i| i.local == name) {
             match self.import_targets(fid, import) {
@@ -910,6 +945,14 @@ impl Tables<'_> {
         self.heuristic(candidates, true, |s| {
             compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
         })
+    }
+}
+
+/// What a member use (`x.name`, `x.name()`) of unknown receiver type may refer to.
+pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind) -> bool {
+    match kind {
+        RefKind::Call => symbol == SymbolKind::Method,
+        _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
 }
 
@@ -942,5 +985,10 @@ mod tests {
         );
         assert_eq!(module("lib/util.rs", &[]), ("".into(), "lib::util".into()));
         assert_eq!(crate_name("crates/x-y").as_deref(), Some("x_y"));
+        assert_eq!(
+            cargo_package_name("[workspace]\nname = \"no\"\n[package]\nname = \"my-crate\"\n").as_deref(),
+            Some("my_crate")
+        );
+        assert_eq!(cargo_package_name("[dependencies]\nname = 1"), None);
     }
 }

@@ -110,6 +110,18 @@ fn ref_kind_code(kind: RefKind) -> u8 {
     RefKind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u8
 }
 
+/// How a use is written, which limits what it can refer to when matched by name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum RefShape {
+    /// `name`: a free function, type, constant..., not a method or field.
+    Bare = 0,
+    /// `value.name`: a method or field.
+    Member = 1,
+    /// `Path::name`: anything of a compatible kind, associated functions included.
+    Path = 2,
+}
+
 /// A file as the builder hands it to the writer.
 #[derive(Debug, Clone)]
 pub(crate) struct FileRow {
@@ -148,6 +160,7 @@ pub(crate) struct RefRow {
     pub enclosing: u32,
     pub kind: RefKind,
     pub confidence: Confidence,
+    pub shape: RefShape,
 }
 
 /// Everything one generation of the store holds, in memory, ready to write.
@@ -240,7 +253,7 @@ fn encode(data: &StoreData, generation: u64) -> Vec<Vec<u8>> {
         refs.extend_from_slice(&[
             ref_kind_code(r.kind),
             u8::from(r.confidence == Confidence::Heuristic),
-            0,
+            r.shape as u8,
             0,
         ]);
     }
@@ -353,6 +366,7 @@ pub struct RefInfo {
     pub enclosing: Option<u32>,
     pub kind: RefKind,
     pub confidence: Confidence,
+    pub shape: RefShape,
 }
 
 /// A read-only, memory-mapped generation of the store.
@@ -605,6 +619,11 @@ impl Store {
             } else {
                 Confidence::Heuristic
             },
+            shape: match refs[at + 26] {
+                1 => RefShape::Member,
+                2 => RefShape::Path,
+                _ => RefShape::Bare,
+            },
         })
     }
 
@@ -714,6 +733,7 @@ mod tests {
                 enclosing: NONE,
                 kind: RefKind::Call,
                 confidence: Confidence::Resolved,
+                shape: RefShape::Bare,
             }],
             meta: serde_json::json!({"files": 1}),
         }

@@ -152,7 +152,7 @@ impl RefKind {
         match self {
             RefKind::Call => matches!(
                 kind,
-                K::Function | K::Method | K::Struct | K::Class | K::EnumVariant | K::Field
+                K::Function | K::Method | K::Struct | K::Class | K::EnumVariant
             ),
             RefKind::Type => kind.is_type() || matches!(kind, K::Module | K::EnumVariant),
             RefKind::Macro => kind == K::Macro,
