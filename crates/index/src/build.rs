@@ -272,7 +272,9 @@ pub fn build_index(
             .map(|d| d.as_millis() as u64)
             .unwrap_or(0),
     });
+    trace(&started, "parsed");
     let data = pool.install(|| resolve(parsed_files, meta));
+    trace(&started, "resolved");
     let generation = previous_generation + 1;
     store::write(&dir, &data, generation)?;
     let mut prepared = writer.prepare_commit()?;
@@ -280,6 +282,7 @@ pub fn build_index(
     prepared.commit()?;
     writer.wait_merging_threads()?;
     remove_old_generations(&dir, generation);
+    trace(&started, "committed");
 
     Ok(BuildSummary {
         root: root.clone(),
@@ -303,6 +306,13 @@ pub fn build_index(
         generation,
         duration_ms: started.elapsed().as_millis() as u64,
     })
+}
+
+/// Phase timings on stderr when `MCURSOR_TRACE` is set (for profiling builds).
+fn trace(started: &Instant, phase: &str) {
+    if std::env::var_os("MCURSOR_TRACE").is_some() {
+        eprintln!("[mcursor] {phase} at {} ms", started.elapsed().as_millis());
+    }
 }
 
 fn read_and_parse(

@@ -9,7 +9,9 @@
 //! something outside the repository (`std::fmt::Result`, `react`) is dropped rather than
 //! matched by name to an unrelated definition.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use mcursor_syntax::{
     Definition, EXPRESSION_QUALIFIER, Import, ImportTarget, Lang, RefKind, SymbolKind,
@@ -18,8 +20,41 @@ use rayon::prelude::*;
 
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
 
-/// Nested re-exports and `use` chains followed at most this deep.
-const MAX_CHAIN: usize = 8;
+/// Paths looked up while following one chain of re-exports and glob imports; bounds the
+/// work when modules glob-import each other.
+const MAX_CHAIN_STEPS: usize = 24;
+
+thread_local! {
+    /// (resolution run, path key) → symbols; entries of other runs are ignored.
+    static CHASE_CACHE: std::cell::RefCell<(u64, HashMap<String, Vec<u32>>)> =
+        std::cell::RefCell::new((0, HashMap::default()));
+}
+
+static RESOLUTION_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// What the `use` declarations of one module bring into scope.
+#[derive(Default)]
+struct ModuleScope {
+    /// Local name → the paths it stands for.
+    named: HashMap<String, Vec<Vec<String>>>,
+    /// Paths of `use path::*`.
+    globs: Vec<Vec<String>>,
+}
+
+/// The state of following one chain of re-exports: what was visited, how much was done.
+#[derive(Default)]
+struct Chase {
+    steps: usize,
+    seen: HashSet<String>,
+}
+
+impl Chase {
+    /// Whether `key` may be visited (not seen before, budget left).
+    fn visit(&mut self, key: String) -> bool {
+        self.steps += 1;
+        self.steps <= MAX_CHAIN_STEPS && self.seen.insert(key)
+    }
+}
 
 /// A reference as extracted, with file-local string ids.
 #[derive(Debug, Clone, Copy)]
@@ -42,12 +77,32 @@ pub(crate) struct CompactFacts {
     pub references: Vec<LocalRef>,
     pub imports: Vec<Import>,
     pub default_export_name: Option<String>,
+    definitions_by_name: HashMap<String, Vec<u32>>,
+    imports_by_local: HashMap<String, Vec<u32>>,
 }
 
 impl CompactFacts {
+    /// This file's definitions named `name`, in source order.
+    fn definitions_named<'a>(&'a self, name: &str) -> impl Iterator<Item = (u32, &'a Definition)> {
+        self.definitions_by_name
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&i| (i, &self.definitions[i as usize]))
+    }
+
+    /// This file's imports that bring `local` into scope (`*` for glob imports).
+    fn imports_named<'a>(&'a self, local: &str) -> impl Iterator<Item = &'a Import> {
+        self.imports_by_local
+            .get(local)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.imports[i as usize])
+    }
+
     pub fn from_facts(facts: mcursor_syntax::FileFacts) -> Self {
         let mut strings: Vec<String> = Vec::new();
-        let mut ids: HashMap<String, u32> = HashMap::new();
+        let mut ids: HashMap<String, u32> = HashMap::default();
         let mut intern = |s: String| -> u32 {
             if let Some(&id) = ids.get(&s) {
                 return id;
@@ -70,12 +125,22 @@ impl CompactFacts {
                 enclosing: r.enclosing.unwrap_or(NONE),
             })
             .collect();
+        let mut definitions_by_name: HashMap<String, Vec<u32>> = HashMap::default();
+        for (i, d) in facts.definitions.iter().enumerate() {
+            definitions_by_name.entry(d.name.clone()).or_default().push(i as u32);
+        }
+        let mut imports_by_local: HashMap<String, Vec<u32>> = HashMap::default();
+        for (i, import) in facts.imports.iter().enumerate() {
+            imports_by_local.entry(import.local.clone()).or_default().push(i as u32);
+        }
         CompactFacts {
             strings,
             definitions: facts.definitions,
             references,
             imports: facts.imports,
             default_export_name: facts.default_export_name,
+            definitions_by_name,
+            imports_by_local,
         }
     }
 }
@@ -188,16 +253,20 @@ struct Symbol {
 
 /// Read-only lookup tables shared by the per-file resolution workers.
 struct Tables<'a> {
+    /// Identifies this resolution run in per-thread caches.
+    run: u64,
     files: &'a [ParsedFile],
     symbols: Vec<Symbol>,
     /// First symbol id of each file.
     file_base: Vec<u32>,
     by_name: HashMap<String, Vec<u32>>,
+    /// `Container::name` → symbols with that container (impl target, class, trait, enum).
+    by_member: HashMap<String, Vec<u32>>,
     rust_modules: Vec<Option<RustModule>>,
     /// `crate_key|a::b::Name` → symbols.
     rust_paths: HashMap<String, Vec<u32>>,
-    /// `crate_key|a::b` → (file, import index) of the `use`s inside that module.
-    rust_imports: HashMap<String, Vec<(u32, u32)>>,
+    /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
+    rust_imports: HashMap<String, ModuleScope>,
     crate_names: HashMap<String, String>,
     ecma_exports: Vec<HashMap<String, Vec<u32>>>,
     ecma_default: Vec<Option<u32>>,
@@ -228,15 +297,17 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
         })
         .collect();
     let mut tables = Tables {
+        run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         files: &files,
         symbols: Vec::new(),
         file_base: Vec::with_capacity(files.len()),
-        by_name: HashMap::new(),
+        by_name: HashMap::default(),
+        by_member: HashMap::default(),
         rust_modules: Vec::with_capacity(files.len()),
-        rust_paths: HashMap::new(),
-        rust_imports: HashMap::new(),
-        crate_names: HashMap::new(),
-        ecma_exports: vec![HashMap::new(); files.len()],
+        rust_paths: HashMap::default(),
+        rust_imports: HashMap::default(),
+        crate_names: HashMap::default(),
+        ecma_exports: vec![HashMap::default(); files.len()],
         ecma_default: vec![None; files.len()],
         file_ids: files
             .iter()
@@ -297,6 +368,13 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                     }
                 }
                 tables.by_name.entry(d.name.clone()).or_default().push(sid);
+                if let Some(container) = &d.container {
+                    tables
+                        .by_member
+                        .entry(member_key(container, &d.name))
+                        .or_default()
+                        .push(sid);
+                }
                 tables.symbols.push(Symbol {
                     name: d.name.clone(),
                     kind: d.kind,
@@ -325,14 +403,25 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                     .and_then(|s| s.first().copied());
             }
             if let Some(m) = &module {
-                for (i, import) in facts.imports.iter().enumerate() {
+                for import in &facts.imports {
+                    let ImportTarget::Path(target) = &import.target else {
+                        continue;
+                    };
                     let mut path = m.path.clone();
                     path.extend(import.modules.iter().cloned());
-                    tables
+                    let scope = tables
                         .rust_imports
                         .entry(rust_key(&m.crate_key, &path))
-                        .or_default()
-                        .push((fid, i as u32));
+                        .or_default();
+                    if import.local == "*" {
+                        scope.globs.push(target.clone());
+                    } else {
+                        scope
+                            .named
+                            .entry(import.local.clone())
+                            .or_default()
+                            .push(target.clone());
+                    }
                 }
             }
         }
@@ -376,7 +465,18 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
     }
 }
 
+fn member_key(container: &str, name: &str) -> String {
+    format!("{container}::{name}")
+}
+
 impl Tables<'_> {
+    fn members(&self, container: &str, name: &str) -> &[u32] {
+        self.by_member
+            .get(&member_key(container, name))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
     fn resolve_file(&self, fid: u32) -> Vec<(String, RefRow)> {
         let file = &self.files[fid as usize];
         let Some(facts) = &file.facts else {
@@ -497,12 +597,12 @@ impl Tables<'_> {
                 let module = self.rust_modules[fid as usize].as_ref()?;
                 let mut context = module.path.clone();
                 context.extend(import.modules.iter().cloned());
-                self.resolve_rust_use(&module.crate_key, &context, path, 0)
+                self.resolve_rust_use(&module.crate_key, &context, path, &mut Chase::default())
             }
             ImportTarget::Module { source, imported } => {
                 let target = self.ecma_module(fid, source)?;
                 match imported {
-                    Some(name) => Some(self.ecma_export(target, name, 0)),
+                    Some(name) => Some(self.ecma_export(target, name, &mut Chase::default())),
                     None => Some(Vec::new()),
                 }
             }
@@ -561,11 +661,11 @@ impl Tables<'_> {
         crate_key: &str,
         context: &[String],
         path: &[String],
-        depth: usize,
+        chase: &mut Chase,
     ) -> Option<Vec<u32>> {
         let candidates = self.rust_absolute(crate_key, context, path)?;
         for (krate, absolute) in &candidates {
-            let found = self.resolve_rust_absolute(krate, absolute, depth);
+            let found = self.resolve_rust_absolute(krate, absolute, chase);
             if !found.is_empty() {
                 return Some(found);
             }
@@ -573,45 +673,60 @@ impl Tables<'_> {
         Some(Vec::new())
     }
 
-    fn resolve_rust_absolute(&self, crate_key: &str, path: &[String], depth: usize) -> Vec<u32> {
-        if path.is_empty() || depth > MAX_CHAIN {
-            return Vec::new();
-        }
-        if let Some(found) = self.rust_paths.get(&rust_key(crate_key, path)) {
+    fn resolve_rust_absolute(&self, crate_key: &str, path: &[String], chase: &mut Chase) -> Vec<u32> {
+        let key = rust_key(crate_key, path);
+        if let Some(found) = self.rust_paths.get(&key) {
             return found.clone();
         }
+        if path.is_empty() {
+            return Vec::new();
+        }
+        // Chase results are remembered per thread: the same paths are looked up over and
+        // over in a crate, and most of them lead nowhere. (A chase cut short by its budget
+        // may remember a miss; that costs a resolved reference, never a wrong one.)
+        if let Some(found) = CHASE_CACHE.with(|c| {
+                let cache = c.borrow();
+                (cache.0 == self.run).then(|| cache.1.get(&key).cloned()).flatten()
+            })
+        {
+            return found;
+        }
+        if !chase.visit(key.clone()) {
+            return Vec::new();
+        }
+        let found = self.chase_reexports(crate_key, path, chase);
+        CHASE_CACHE.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.0 != self.run || cache.1.len() > 500_000 {
+                cache.1.clear();
+                cache.0 = self.run;
+            }
+            cache.1.insert(key, found.clone());
+        });
+        found
+    }
+
+    fn chase_reexports(&self, crate_key: &str, path: &[String], chase: &mut Chase) -> Vec<u32> {
         // Re-exports: `pub use` (or any `use`) inside a module on the path.
         for split in (0..path.len()).rev() {
             let module = &path[..split];
-            let Some(imports) = self.rust_imports.get(&rust_key(crate_key, module)) else {
+            let Some(scope) = self.rust_imports.get(&rust_key(crate_key, module)) else {
                 continue;
             };
-            for &(fid, index) in imports {
-                let Some(facts) = &self.files[fid as usize].facts else {
-                    continue;
-                };
-                let import = &facts.imports[index as usize];
-                let ImportTarget::Path(target) = &import.target else {
-                    continue;
-                };
-                let mut through = if import.local == "*" {
-                    let mut t = target.clone();
-                    t.extend(path[split..].iter().cloned());
-                    t
-                } else if import.local == path[split] {
-                    let mut t = target.clone();
-                    t.extend(path[split + 1..].iter().cloned());
-                    t
-                } else {
-                    continue;
-                };
+            let named = scope
+                .named
+                .get(&path[split])
+                .into_iter()
+                .flatten()
+                .map(|target| (target, split + 1));
+            let globs = scope.globs.iter().map(|target| (target, split));
+            for (target, rest) in named.chain(globs) {
+                let mut through = target.clone();
+                through.extend(path[rest..].iter().cloned());
                 if through.as_slice() == path {
                     continue;
                 }
-                if through.first().is_some_and(|s| s == "self") && through.len() == 1 {
-                    through = module.to_vec();
-                }
-                if let Some(found) = self.resolve_rust_use(crate_key, module, &through, depth + 1)
+                if let Some(found) = self.resolve_rust_use(crate_key, module, &through, chase)
                     && !found.is_empty()
                 {
                     return found;
@@ -656,17 +771,15 @@ impl Tables<'_> {
             if q == "self" {
                 if let Some((krate, mut path)) = self.enclosing_type_path(fid, enclosing) {
                     path.push(name.to_owned());
-                    if let Some(outcome) = resolved(&self.resolve_rust_absolute(&krate, &path, 0)) {
+                    if let Some(outcome) = resolved(&self.resolve_rust_absolute(&krate, &path, &mut Chase::default())) {
                         return outcome;
                     }
-                    let container = enclosing.and_then(|d| d.container.as_deref());
-                    let same_type: Vec<u32> = candidates
+                    let container = enclosing.and_then(|d| d.container.as_deref()).unwrap_or("");
+                    let same_type: Vec<u32> = self
+                        .members(container, name)
                         .iter()
                         .copied()
-                        .filter(|&s| {
-                            let sym = &self.symbols[s as usize];
-                            !sym.ecma && sym.container.as_deref() == container
-                        })
+                        .filter(|&s| !self.symbols[s as usize].ecma)
                         .collect();
                     if same_type.len() == 1 {
                         return Outcome::Resolved(same_type[0]);
@@ -697,10 +810,9 @@ impl Tables<'_> {
                     }
                     None => return self.heuristic(candidates, false, compatible),
                 }
-            } else if let Some(import) = facts
-                .imports
-                .iter()
-                .find(|i| segments.first().is_some_and(|s| *s == i.local))
+            } else if let Some(import) = segments
+                .first()
+                .and_then(|first| facts.imports_named(first).next())
                 && let ImportTarget::Path(target) = &import.target
             {
                 let mut t = target.clone();
@@ -709,7 +821,7 @@ impl Tables<'_> {
             }
             let mut full = segments.clone();
             full.push(name.to_owned());
-            match self.resolve_rust_use(&module.crate_key, &context, &full, 0) {
+            match self.resolve_rust_use(&module.crate_key, &context, &full, &mut Chase::default()) {
                 Some(found) => {
                     if let Some(outcome) = resolved(&found) {
                         return outcome;
@@ -719,12 +831,13 @@ impl Tables<'_> {
             }
             // `Type::method` where the impl lives in another module than the type.
             let type_name = segments.last().cloned().unwrap_or_default();
-            let methods: Vec<u32> = candidates
+            let methods: Vec<u32> = self
+                .members(&type_name, name)
                 .iter()
                 .copied()
                 .filter(|&s| {
                     let sym = &self.symbols[s as usize];
-                    !sym.ecma && sym.container.as_deref() == Some(type_name.as_str()) && compatible(sym)
+                    !sym.ecma && compatible(sym)
                 })
                 .collect();
             let type_known = self.by_name.contains_key(&type_name);
@@ -737,13 +850,13 @@ impl Tables<'_> {
         }
 
         // Unqualified: imports first, then this file, then glob imports, then by name.
-        for import in facts.imports.iter().filter(|i| i.local == name) {
+        for import in facts.imports_named(name) {
             let ImportTarget::Path(path) = &import.target else {
                 continue;
             };
             let mut import_context = module.path.clone();
             import_context.extend(import.modules.iter().cloned());
-            match self.resolve_rust_use(&module.crate_key, &import_context, path, 0) {
+            match self.resolve_rust_use(&module.crate_key, &import_context, path, &mut Chase::default()) {
                 None => return Outcome::Drop,
                 Some(found) => {
                     if let Some(outcome) = resolved(&found) {
@@ -755,12 +868,9 @@ impl Tables<'_> {
         let base = self.file_base[fid as usize];
         let same_modules = enclosing.map(|d| d.modules.as_slice()).unwrap_or(&[]);
         let mut local: Vec<u32> = facts
-            .definitions
-            .iter()
-            .enumerate()
+            .definitions_named(name)
             .filter(|(_, d)| {
-                d.name == name
-                    && kind.can_refer_to(d.kind)
+                kind.can_refer_to(d.kind)
                     && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
                     && (d.kind != SymbolKind::EnumVariant || kind == RefKind::Import)
             })
@@ -773,13 +883,13 @@ impl Tables<'_> {
         if let Some(&first) = local.first() {
             return Outcome::Resolved(first);
         }
-        for import in facts.imports.iter().filter(|i| i.local == "*") {
+        for import in facts.imports_named("*") {
             let ImportTarget::Path(path) = &import.target else {
                 continue;
             };
             let mut full = path.clone();
             full.push(name.to_owned());
-            if let Some(found) = self.resolve_rust_use(&module.crate_key, &context, &full, 0)
+            if let Some(found) = self.resolve_rust_use(&module.crate_key, &context, &full, &mut Chase::default())
                 && let Some(outcome) = resolved(&found)
             {
                 return outcome;
@@ -831,8 +941,8 @@ impl Tables<'_> {
     }
 
     /// Symbols that module `fid` exports as `name`, following re-exports.
-    fn ecma_export(&self, fid: u32, name: &str, depth: usize) -> Vec<u32> {
-        if depth > MAX_CHAIN {
+    fn ecma_export(&self, fid: u32, name: &str, chase: &mut Chase) -> Vec<u32> {
+        if !chase.visit(format!("{fid}:{name}")) {
             return Vec::new();
         }
         if name == "default" {
@@ -861,7 +971,7 @@ impl Tables<'_> {
             let (Some(target), Some(wanted)) = (self.ecma_module(fid, source), wanted) else {
                 continue;
             };
-            let found = self.ecma_export(target, &wanted, depth + 1);
+            let found = self.ecma_export(target, &wanted, chase);
             if !found.is_empty() {
                 return found;
             }
@@ -886,14 +996,13 @@ impl Tables<'_> {
         if let Some(q) = qualifier {
             if r.receiver && q == "this" {
                 let container = enclosing.and_then(|d| d.container.as_deref());
-                if let Some(i) = facts
-                    .definitions
-                    .iter()
-                    .position(|d| d.name == name && d.container.as_deref() == container && container.is_some())
+                if let Some((i, _)) = facts
+                    .definitions_named(name)
+                    .find(|(_, d)| container.is_some() && d.container.as_deref() == container)
                 {
-                    return Outcome::Resolved(base + i as u32);
+                    return Outcome::Resolved(base + i);
                 }
-            } else if let Some(import) = facts.imports.iter().find(|i| i.local == q) {
+            } else if let Some(import) = facts.imports_named(q).next() {
                 match self.import_targets(fid, import) {
                     None => return Outcome::Drop,
                     Some(targets) if targets.is_empty() => {
@@ -902,7 +1011,7 @@ impl Tables<'_> {
                             && let Some(module) = self.ecma_module(fid, source)
                         {
                             if let Some(outcome) = self
-                                .first_compatible(&self.ecma_export(module, name, 0), kind)
+                                .first_compatible(&self.ecma_export(module, name, &mut Chase::default()), kind)
                                 .map(Outcome::Resolved)
                             {
                                 return outcome;
@@ -911,21 +1020,19 @@ impl Tables<'_> {
                     }
                     Some(targets) => {
                         let class = &self.symbols[targets[0] as usize].name;
-                        if let Some(&m) = candidates.iter().find(|&&s| {
-                            self.symbols[s as usize].container.as_deref() == Some(class.as_str())
-                        }) {
+                        if let Some(&m) = self.members(class, name).first() {
                             return Outcome::Resolved(m);
                         }
                     }
                 }
-            } else if let Some(i) = facts.definitions.iter().position(|d| {
-                d.name == name && d.container.as_deref() == Some(q) && compatible_kind(kind, d.kind)
+            } else if let Some((i, _)) = facts.definitions_named(name).find(|(_, d)| {
+                d.container.as_deref() == Some(q) && compatible_kind(kind, d.kind)
             }) {
-                return Outcome::Resolved(base + i as u32);
+                return Outcome::Resolved(base + i);
             }
             return self.heuristic(candidates, true, |s| member_may_be(kind, s.kind));
         }
-        for import in facts.imports.iter().filter(|i| i.local == name) {
+        for import in facts.imports_named(name) {
             match self.import_targets(fid, import) {
                 None => return Outcome::Drop,
                 Some(found) => {
@@ -935,12 +1042,10 @@ impl Tables<'_> {
                 }
             }
         }
-        if let Some(i) = facts.definitions.iter().position(|d| {
-            d.name == name
-                && kind.can_refer_to(d.kind)
-                && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
+        if let Some((i, _)) = facts.definitions_named(name).find(|(_, d)| {
+            kind.can_refer_to(d.kind) && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
         }) {
-            return Outcome::Resolved(base + i as u32);
+            return Outcome::Resolved(base + i);
         }
         self.heuristic(candidates, true, |s| {
             compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
