@@ -16,10 +16,11 @@
 (internal_module name: [(identifier) (nested_identifier)] @name) @definition.module
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
 (function_signature name: (identifier) @name) @definition.function
-(method_signature name: (property_identifier) @name) @definition.method
+(interface_body (method_signature name: (property_identifier) @name) @definition.method)
 (abstract_method_signature name: (property_identifier) @name) @definition.method
 (public_field_definition name: (property_identifier) @name) @definition.field
-(property_signature name: (property_identifier) @name) @definition.field
+(interface_body (property_signature name: (property_identifier) @name) @definition.field)
+(type_alias_declaration value: (object_type (property_signature name: (property_identifier) @name) @definition.field))
 (ambient_declaration (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable))
 (ambient_declaration (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant))
 (internal_module body: (statement_block (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant)))

@@ -160,7 +160,8 @@ fn parse_ref_kind(s: &str) -> Result<RefKind, String> {
 }
 
 fn parse_lang(s: &str) -> Result<Lang, String> {
-    Lang::parse(s).ok_or_else(|| "unknown language; one of: rust, typescript, tsx, javascript".into())
+    Lang::parse(s)
+        .ok_or_else(|| "unknown language; one of: rust, typescript, tsx, javascript".into())
 }
 
 /// The outcome of a command, mapped to an exit code.
@@ -185,7 +186,12 @@ fn main() -> ExitCode {
         (Err(e), _) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
         (Err(e), _) => {
             let mut stderr = anstream::stderr();
-            let _ = writeln!(stderr, "{}error:{} {e:#}", render::ERROR.render(), render::ERROR.render_reset());
+            let _ = writeln!(
+                stderr,
+                "{}error:{} {e:#}",
+                render::ERROR.render(),
+                render::ERROR.render_reset()
+            );
             ExitCode::from(2)
         }
     }
@@ -233,7 +239,11 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
         max_file_size: args.max_file_size,
         threads: args.threads.unwrap_or(BuildOptions::default().threads),
         parse_timeout: Duration::from_millis(args.parse_timeout_ms),
-        lock_wait: if args.no_wait { LockWait::Fail } else { LockWait::Wait },
+        lock_wait: if args.no_wait {
+            LockWait::Fail
+        } else {
+            LockWait::Wait
+        },
     };
     // Every build rewrites the whole index today, so `--full` only states the intent.
     let _ = args.full;
@@ -334,7 +344,11 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
             ))?;
         }
     }
-    Ok(if hits.is_empty() { Found::None } else { Found::Some })
+    Ok(if hits.is_empty() {
+        Found::None
+    } else {
+        Found::Some
+    })
 }
 
 fn calls(index: &Index, args: &CallArgs, callers: bool, out: &mut Out) -> Result<Found> {
@@ -361,7 +375,11 @@ fn calls(index: &Index, args: &CallArgs, callers: bool, out: &mut Out) -> Result
             ))?;
         }
     }
-    Ok(if edges.is_empty() { Found::None } else { Found::Some })
+    Ok(if edges.is_empty() {
+        Found::None
+    } else {
+        Found::Some
+    })
 }
 
 fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
@@ -379,7 +397,11 @@ fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
             render::search_hit(out, hit)?;
         }
     }
-    Ok(if hits.is_empty() { Found::None } else { Found::Some })
+    Ok(if hits.is_empty() {
+        Found::None
+    } else {
+        Found::Some
+    })
 }
 
 fn status(index: &Index, out: &mut Out) -> Result<Found> {

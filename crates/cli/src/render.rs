@@ -37,7 +37,12 @@ impl Out {
     }
 
     pub fn note(&mut self, text: &str) -> anyhow::Result<()> {
-        writeln!(self.stream, "{}{text}{}", WARN.render(), WARN.render_reset())?;
+        writeln!(
+            self.stream,
+            "{}{text}{}",
+            WARN.render(),
+            WARN.render_reset()
+        )?;
         Ok(())
     }
 
@@ -149,7 +154,10 @@ pub fn call_edge(out: &mut Out, edge: &CallEdge, callers: bool) -> anyhow::Resul
         out.stream,
         "{indent}{}  {}",
         paint(NAME, shown),
-        paint(DIM, format!("[{arrow} {other} at {site}{more}{confidence}]"))
+        paint(
+            DIM,
+            format!("[{arrow} {other} at {site}{more}{confidence}]")
+        )
     )?;
     Ok(())
 }
@@ -175,7 +183,11 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         out.stream,
         "indexed {} files ({}) in {:.2}s: {} symbols, {} references",
         s.files,
-        if parsed.is_empty() { "none parsed".to_owned() } else { parsed.join(", ") },
+        if parsed.is_empty() {
+            "none parsed".to_owned()
+        } else {
+            parsed.join(", ")
+        },
         s.duration_ms as f64 / 1000.0,
         s.symbols,
         s.references
@@ -192,7 +204,12 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         let reasons: Vec<String> = s.skipped.iter().map(|(r, n)| format!("{n} {r}")).collect();
         writeln!(out.stream, "skipped: {}", reasons.join(", "))?;
         for f in s.skipped_files.iter().take(10) {
-            writeln!(out.stream, "  {}  {}", paint(PATH, &f.path), paint(DIM, &f.reason))?;
+            writeln!(
+                out.stream,
+                "  {}  {}",
+                paint(PATH, &f.path),
+                paint(DIM, &f.reason)
+            )?;
         }
         if s.skipped_files.len() > 10 {
             writeln!(out.stream, "  ... (--json lists them all)")?;
@@ -216,10 +233,23 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
 }
 
 pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
-    let langs: Vec<String> = s.files_per_lang.iter().map(|(l, n)| format!("{n} {l}")).collect();
-    writeln!(out.stream, "index of {} (generation {})", s.root.display(), s.generation)?;
+    let langs: Vec<String> = s
+        .files_per_lang
+        .iter()
+        .map(|(l, n)| format!("{n} {l}"))
+        .collect();
+    writeln!(
+        out.stream,
+        "index of {} (generation {})",
+        s.root.display(),
+        s.generation
+    )?;
     writeln!(out.stream, "files: {} ({})", s.files, langs.join(", "))?;
-    writeln!(out.stream, "symbols: {}, references: {}", s.symbols, s.references)?;
+    writeln!(
+        out.stream,
+        "symbols: {}, references: {}",
+        s.symbols, s.references
+    )?;
     writeln!(
         out.stream,
         "size: {} for {} of source",
@@ -227,7 +257,11 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
         megabytes(s.source_bytes)
     )?;
     if s.current {
-        writeln!(out.stream, "{}", paint(LINE, "current: no files changed since the index was built"))?;
+        writeln!(
+            out.stream,
+            "{}",
+            paint(LINE, "current: no files changed since the index was built")
+        )?;
     } else {
         writeln!(
             out.stream,
@@ -242,7 +276,11 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
                 )
             )
         )?;
-        for (label, paths) in [("modified", &s.modified), ("added", &s.added), ("deleted", &s.deleted)] {
+        for (label, paths) in [
+            ("modified", &s.modified),
+            ("added", &s.added),
+            ("deleted", &s.deleted),
+        ] {
             for p in paths.iter().take(20) {
                 writeln!(out.stream, "  {label:<8} {}", paint(PATH, p))?;
             }

@@ -24,7 +24,7 @@ use crate::lock::{self, LockWait};
 use crate::resolve::{CompactFacts, ParsedFile, cargo_package_name, resolve};
 use crate::store::{self, FileRow};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
-use crate::{text, FORMAT_FILE, TEXT_DIR, format_marker};
+use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
 
 /// Options of one build.
 #[derive(Debug, Clone)]
@@ -189,8 +189,10 @@ pub fn build_index(
     };
     let previous_generation = crate::committed_generation(&text_index).unwrap_or(0);
     let indexing_threads = (threads / 2).max(1);
-    let mut writer = text_index
-        .writer_with_num_threads::<tantivy::TantivyDocument>(indexing_threads, 64 * 1024 * 1024 * indexing_threads)?;
+    let mut writer = text_index.writer_with_num_threads::<tantivy::TantivyDocument>(
+        indexing_threads,
+        64 * 1024 * 1024 * indexing_threads,
+    )?;
     writer.delete_all_documents()?;
 
     let pool = rayon::ThreadPoolBuilder::new()
@@ -224,7 +226,7 @@ pub fn build_index(
                     Ok(parsed)
                 });
                 let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if n % 64 == 0 || n == total {
+                if n.is_multiple_of(64) || n == total {
                     progress(Progress::Parsed { done: n, total });
                 }
                 outcome
@@ -323,8 +325,8 @@ fn read_and_parse(
         path: file.path.clone(),
         reason,
     };
-    let bytes = std::fs::read(&file.absolute)
-        .map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
+    let bytes =
+        std::fs::read(&file.absolute).map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let size = bytes.len() as u64;
     let content = decode_source(bytes).map_err(skip)?;
@@ -426,8 +428,14 @@ mod tests {
 
     #[test]
     fn decoding_handles_boms_binary_and_invalid_utf8() {
-        assert_eq!(decode_source(b"fn a() {}".to_vec()).ok().as_deref(), Some("fn a() {}"));
-        assert_eq!(decode_source(b"\xEF\xBB\xBFfn a".to_vec()).ok().as_deref(), Some("fn a"));
+        assert_eq!(
+            decode_source(b"fn a() {}".to_vec()).ok().as_deref(),
+            Some("fn a() {}")
+        );
+        assert_eq!(
+            decode_source(b"\xEF\xBB\xBFfn a".to_vec()).ok().as_deref(),
+            Some("fn a")
+        );
         let utf16: Vec<u8> = [0xFF, 0xFE]
             .into_iter()
             .chain("fn é()".encode_utf16().flat_map(|u| u.to_le_bytes()))

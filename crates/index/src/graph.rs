@@ -114,6 +114,10 @@ mod tests {
         assert_eq!(all.graph.edge_count(), 4);
         let one = explore(&[CallNode::Symbol(0)], 1, Direction::Callees, 100, callees);
         assert_eq!(one.graph.edge_count(), 1);
-        assert_eq!(one.graph.edge_weight(CallNode::Symbol(0), CallNode::Symbol(1)), Some(&1));
+        assert_eq!(
+            one.graph
+                .edge_weight(CallNode::Symbol(0), CallNode::Symbol(1)),
+            Some(&1)
+        );
     }
 }

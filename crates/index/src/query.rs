@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use globset::{Glob, GlobMatcher};
+use globset::{GlobBuilder, GlobMatcher};
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -207,8 +207,8 @@ fn read_generation(dir: &Path) -> Result<u64> {
         detail: detail.to_owned(),
     };
     let meta = std::fs::read(&meta_path).map_err(|_| corrupt("the text index has no commit"))?;
-    let meta: serde_json::Value =
-        serde_json::from_slice(&meta).map_err(|_| corrupt("the text index metadata is unreadable"))?;
+    let meta: serde_json::Value = serde_json::from_slice(&meta)
+        .map_err(|_| corrupt("the text index metadata is unreadable"))?;
     meta.get("payload")
         .and_then(|p| p.as_str())
         .and_then(generation_from_payload)
@@ -644,8 +644,11 @@ impl Index {
     /// Full-text (or regex) search; matching lines in file-score order.
     pub fn search(&self, query: &SearchQuery) -> Result<Vec<SearchHit>> {
         let glob: Option<GlobMatcher> = match &query.path_glob {
+            // As in .gitignore: `*` stays within one directory, `**` crosses them.
             Some(g) => Some(
-                Glob::new(g)
+                GlobBuilder::new(g)
+                    .literal_separator(true)
+                    .build()
                     .map_err(|e| IndexError::Pattern(e.to_string()))?
                     .compile_matcher(),
             ),
@@ -668,8 +671,15 @@ impl Index {
             .try_into()?;
         let searcher = reader.searcher();
         let tantivy_query = text::build_query(*fields, &parts, query.lang.map(Lang::as_str));
-        let wanted_files = if glob.is_some() { 2000 } else { query.limit.max(1) * 4 + 20 };
-        let top = searcher.search(&tantivy_query, &TopDocs::with_limit(wanted_files).order_by_score())?;
+        let wanted_files = if glob.is_some() {
+            2000
+        } else {
+            query.limit.max(1) * 4 + 20
+        };
+        let top = searcher.search(
+            &tantivy_query,
+            &TopDocs::with_limit(wanted_files).order_by_score(),
+        )?;
         let mut hits = Vec::new();
         let mut lines = LineCache::new(&self.root);
         for (score, address) in top {
@@ -794,13 +804,19 @@ impl Index {
         Status {
             root: self.root.clone(),
             generation: self.generation(),
-            built_unix_ms: meta.get("built_unix_ms").and_then(|v| v.as_u64()).unwrap_or(0),
+            built_unix_ms: meta
+                .get("built_unix_ms")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
             files: self.store.file_count(),
             symbols: self.store.symbol_count(),
             references: self.store.ref_count(),
             files_per_lang,
             index_bytes: crate::build::dir_size(&self.dir),
-            source_bytes: meta.get("source_bytes").and_then(|v| v.as_u64()).unwrap_or(0),
+            source_bytes: meta
+                .get("source_bytes")
+                .and_then(|v| v.as_u64())
+                .unwrap_or(0),
             current: modified.is_empty() && added.is_empty() && deleted.is_empty(),
             modified,
             added,
@@ -813,7 +829,11 @@ fn walked_is_text(path: &Path) -> bool {
     use std::io::Read;
     let mut head = [0u8; 8192];
     match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
-        Ok(n) => !head[..n].contains(&0) || head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]),
+        Ok(n) => {
+            !head[..n].contains(&0)
+                || head.starts_with(&[0xFF, 0xFE])
+                || head.starts_with(&[0xFE, 0xFF])
+        }
         Err(_) => false,
     }
 }
@@ -902,14 +922,28 @@ mod tests {
     fn locations_and_names_are_told_apart() {
         assert!(matches!(
             RefTarget::parse("src/a.rs:42:8"),
-            RefTarget::Location { line: 42, column: Some(8), .. }
+            RefTarget::Location {
+                line: 42,
+                column: Some(8),
+                ..
+            }
         ));
         assert!(matches!(
             RefTarget::parse("src/a.rs:42"),
-            RefTarget::Location { line: 42, column: None, .. }
+            RefTarget::Location {
+                line: 42,
+                column: None,
+                ..
+            }
         ));
-        assert!(matches!(RefTarget::parse("Session::run"), RefTarget::Name(_)));
-        assert!(matches!(RefTarget::parse("parse_config"), RefTarget::Name(_)));
+        assert!(matches!(
+            RefTarget::parse("Session::run"),
+            RefTarget::Name(_)
+        ));
+        assert!(matches!(
+            RefTarget::parse("parse_config"),
+            RefTarget::Name(_)
+        ));
         assert!(matches!(RefTarget::parse("a::b::c"), RefTarget::Name(_)));
     }
 

@@ -127,11 +127,17 @@ impl CompactFacts {
             .collect();
         let mut definitions_by_name: HashMap<String, Vec<u32>> = HashMap::default();
         for (i, d) in facts.definitions.iter().enumerate() {
-            definitions_by_name.entry(d.name.clone()).or_default().push(i as u32);
+            definitions_by_name
+                .entry(d.name.clone())
+                .or_default()
+                .push(i as u32);
         }
         let mut imports_by_local: HashMap<String, Vec<u32>> = HashMap::default();
         for (i, import) in facts.imports.iter().enumerate() {
-            imports_by_local.entry(import.local.clone()).or_default().push(i as u32);
+            imports_by_local
+                .entry(import.local.clone())
+                .or_default()
+                .push(i as u32);
         }
         CompactFacts {
             strings,
@@ -247,7 +253,6 @@ fn crate_name(crate_key: &str) -> Option<String> {
 struct Symbol {
     name: String,
     kind: SymbolKind,
-    container: Option<String>,
     ecma: bool,
 }
 
@@ -346,7 +351,8 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
             let ecma = file.row.lang.is_some_and(Lang::is_ecmascript);
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
-                let mut path: Vec<String> = module.as_ref().map(|m| m.path.clone()).unwrap_or_default();
+                let mut path: Vec<String> =
+                    module.as_ref().map(|m| m.path.clone()).unwrap_or_default();
                 path.extend(d.modules.iter().cloned());
                 path.extend(d.container.iter().cloned());
                 path.push(d.name.clone());
@@ -378,7 +384,6 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                 tables.symbols.push(Symbol {
                     name: d.name.clone(),
                     kind: d.kind,
-                    container: d.container.clone(),
                     ecma,
                 });
                 rows.push(SymbolRow {
@@ -486,37 +491,39 @@ impl Tables<'_> {
         let ecma = lang.is_some_and(Lang::is_ecmascript);
         let base = self.file_base[fid as usize];
         let mut out = Vec::new();
-        let mut emit = |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
-            let (target, confidence, name) = match outcome {
-                Outcome::Resolved(sid) => (
-                    sid,
-                    Confidence::Resolved,
-                    self.symbols[sid as usize].name.clone(),
-                ),
-                Outcome::Heuristic => (NONE, Confidence::Heuristic, name.to_owned()),
-                Outcome::Drop => return,
+        let mut emit =
+            |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
+                let (target, confidence, name) = match outcome {
+                    Outcome::Resolved(sid) => (
+                        sid,
+                        Confidence::Resolved,
+                        self.symbols[sid as usize].name.clone(),
+                    ),
+                    Outcome::Heuristic => (NONE, Confidence::Heuristic, name.to_owned()),
+                    Outcome::Drop => return,
+                };
+                out.push((
+                    name,
+                    RefRow {
+                        name: 0,
+                        file: fid,
+                        line,
+                        column,
+                        target,
+                        enclosing,
+                        kind,
+                        confidence,
+                        shape,
+                    },
+                ));
             };
-            out.push((
-                name,
-                RefRow {
-                    name: 0,
-                    file: fid,
-                    line,
-                    column,
-                    target,
-                    enclosing,
-                    kind,
-                    confidence,
-                    shape,
-                },
-            ));
-        };
         for r in &facts.references {
             let name = facts.strings[r.name as usize].as_str();
             let Some(candidates) = self.by_name.get(name) else {
                 continue;
             };
-            let qualifier = (r.qualifier != NONE).then(|| facts.strings[r.qualifier as usize].as_str());
+            let qualifier =
+                (r.qualifier != NONE).then(|| facts.strings[r.qualifier as usize].as_str());
             let enclosing = (r.enclosing != NONE).then(|| &facts.definitions[r.enclosing as usize]);
             let outcome = if ecma {
                 self.resolve_ecma(fid, facts, name, r, qualifier, enclosing, candidates)
@@ -571,7 +578,12 @@ impl Tables<'_> {
     }
 
     /// Name matching among compatible definitions of the same language family.
-    fn heuristic(&self, candidates: &[u32], ecma: bool, accept: impl Fn(&Symbol) -> bool) -> Outcome {
+    fn heuristic(
+        &self,
+        candidates: &[u32],
+        ecma: bool,
+        accept: impl Fn(&Symbol) -> bool,
+    ) -> Outcome {
         if candidates
             .iter()
             .any(|&s| self.symbols[s as usize].ecma == ecma && accept(&self.symbols[s as usize]))
@@ -645,11 +657,13 @@ impl Tables<'_> {
                     candidates.push((other.clone(), rest()));
                 }
                 let known = candidates.iter().any(|(c, p)| {
-                    p.len() > 0
+                    !p.is_empty()
                         && (self.rust_paths.contains_key(&rust_key(c, &p[..1]))
                             || self.rust_imports.contains_key(&rust_key(c, &p[..1])))
                 }) || self.crate_names.contains_key(first)
-                    || self.rust_paths.contains_key(&rust_key(crate_key, &[first.to_owned()]));
+                    || self
+                        .rust_paths
+                        .contains_key(&rust_key(crate_key, &[first.to_owned()]));
                 known.then_some(candidates)
             }
         }
@@ -673,7 +687,12 @@ impl Tables<'_> {
         Some(Vec::new())
     }
 
-    fn resolve_rust_absolute(&self, crate_key: &str, path: &[String], chase: &mut Chase) -> Vec<u32> {
+    fn resolve_rust_absolute(
+        &self,
+        crate_key: &str,
+        path: &[String],
+        chase: &mut Chase,
+    ) -> Vec<u32> {
         let key = rust_key(crate_key, path);
         if let Some(found) = self.rust_paths.get(&key) {
             return found.clone();
@@ -685,10 +704,11 @@ impl Tables<'_> {
         // over in a crate, and most of them lead nowhere. (A chase cut short by its budget
         // may remember a miss; that costs a resolved reference, never a wrong one.)
         if let Some(found) = CHASE_CACHE.with(|c| {
-                let cache = c.borrow();
-                (cache.0 == self.run).then(|| cache.1.get(&key).cloned()).flatten()
-            })
-        {
+            let cache = c.borrow();
+            (cache.0 == self.run)
+                .then(|| cache.1.get(&key).cloned())
+                .flatten()
+        }) {
             return found;
         }
         if !chase.visit(key.clone()) {
@@ -736,7 +756,11 @@ impl Tables<'_> {
         Vec::new()
     }
 
-    fn enclosing_type_path(&self, fid: u32, enclosing: Option<&Definition>) -> Option<(String, Vec<String>)> {
+    fn enclosing_type_path(
+        &self,
+        fid: u32,
+        enclosing: Option<&Definition>,
+    ) -> Option<(String, Vec<String>)> {
         let module = self.rust_modules[fid as usize].as_ref()?;
         let definition = enclosing?;
         let container = definition.container.as_ref()?;
@@ -768,22 +792,24 @@ impl Tables<'_> {
             let Some(q) = qualifier else {
                 return Outcome::Drop;
             };
-            if q == "self" {
-                if let Some((krate, mut path)) = self.enclosing_type_path(fid, enclosing) {
-                    path.push(name.to_owned());
-                    if let Some(outcome) = resolved(&self.resolve_rust_absolute(&krate, &path, &mut Chase::default())) {
-                        return outcome;
-                    }
-                    let container = enclosing.and_then(|d| d.container.as_deref()).unwrap_or("");
-                    let same_type: Vec<u32> = self
-                        .members(container, name)
-                        .iter()
-                        .copied()
-                        .filter(|&s| !self.symbols[s as usize].ecma)
-                        .collect();
-                    if same_type.len() == 1 {
-                        return Outcome::Resolved(same_type[0]);
-                    }
+            if q == "self"
+                && let Some((krate, mut path)) = self.enclosing_type_path(fid, enclosing)
+            {
+                path.push(name.to_owned());
+                if let Some(outcome) =
+                    resolved(&self.resolve_rust_absolute(&krate, &path, &mut Chase::default()))
+                {
+                    return outcome;
+                }
+                let container = enclosing.and_then(|d| d.container.as_deref()).unwrap_or("");
+                let same_type: Vec<u32> = self
+                    .members(container, name)
+                    .iter()
+                    .copied()
+                    .filter(|&s| !self.symbols[s as usize].ecma)
+                    .collect();
+                if same_type.len() == 1 {
+                    return Outcome::Resolved(same_type[0]);
                 }
             }
             return self.heuristic(candidates, false, |s| member_may_be(kind, s.kind));
@@ -856,7 +882,12 @@ impl Tables<'_> {
             };
             let mut import_context = module.path.clone();
             import_context.extend(import.modules.iter().cloned());
-            match self.resolve_rust_use(&module.crate_key, &import_context, path, &mut Chase::default()) {
+            match self.resolve_rust_use(
+                &module.crate_key,
+                &import_context,
+                path,
+                &mut Chase::default(),
+            ) {
                 None => return Outcome::Drop,
                 Some(found) => {
                     if let Some(outcome) = resolved(&found) {
@@ -874,7 +905,7 @@ impl Tables<'_> {
                     && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
                     && (d.kind != SymbolKind::EnumVariant || kind == RefKind::Import)
             })
-            .map(|(i, _)| base + i as u32)
+            .map(|(i, _)| base + i)
             .collect();
         local.sort_by_key(|&s| {
             let d = &facts.definitions[(s - base) as usize];
@@ -889,7 +920,8 @@ impl Tables<'_> {
             };
             let mut full = path.clone();
             full.push(name.to_owned());
-            if let Some(found) = self.resolve_rust_use(&module.crate_key, &context, &full, &mut Chase::default())
+            if let Some(found) =
+                self.resolve_rust_use(&module.crate_key, &context, &full, &mut Chase::default())
                 && let Some(outcome) = resolved(&found)
             {
                 return outcome;
@@ -904,7 +936,11 @@ impl Tables<'_> {
 
     /// The file a relative module specifier points to; `None` for packages.
     fn ecma_module(&self, fid: u32, source: &str) -> Option<u32> {
-        if !(source.starts_with("./") || source.starts_with("../") || source == "." || source == "..") {
+        if !(source.starts_with("./")
+            || source.starts_with("../")
+            || source == "."
+            || source == "..")
+        {
             return None;
         }
         let from = self.files[fid as usize].row.path.as_str();
@@ -1007,15 +1043,19 @@ impl Tables<'_> {
                     None => return Outcome::Drop,
                     Some(targets) if targets.is_empty() => {
                         // `ns.name` through `import * as ns`.
-                        if let ImportTarget::Module { source, imported: None } = &import.target
+                        if let ImportTarget::Module {
+                            source,
+                            imported: None,
+                        } = &import.target
                             && let Some(module) = self.ecma_module(fid, source)
-                        {
-                            if let Some(outcome) = self
-                                .first_compatible(&self.ecma_export(module, name, &mut Chase::default()), kind)
+                            && let Some(outcome) = self
+                                .first_compatible(
+                                    &self.ecma_export(module, name, &mut Chase::default()),
+                                    kind,
+                                )
                                 .map(Outcome::Resolved)
-                            {
-                                return outcome;
-                            }
+                        {
+                            return outcome;
                         }
                     }
                     Some(targets) => {
@@ -1025,9 +1065,10 @@ impl Tables<'_> {
                         }
                     }
                 }
-            } else if let Some((i, _)) = facts.definitions_named(name).find(|(_, d)| {
-                d.container.as_deref() == Some(q) && compatible_kind(kind, d.kind)
-            }) {
+            } else if let Some((i, _)) = facts
+                .definitions_named(name)
+                .find(|(_, d)| d.container.as_deref() == Some(q) && compatible_kind(kind, d.kind))
+            {
                 return Outcome::Resolved(base + i);
             }
             return self.heuristic(candidates, true, |s| member_may_be(kind, s.kind));
@@ -1091,7 +1132,8 @@ mod tests {
         assert_eq!(module("lib/util.rs", &[]), ("".into(), "lib::util".into()));
         assert_eq!(crate_name("crates/x-y").as_deref(), Some("x_y"));
         assert_eq!(
-            cargo_package_name("[workspace]\nname = \"no\"\n[package]\nname = \"my-crate\"\n").as_deref(),
+            cargo_package_name("[workspace]\nname = \"no\"\n[package]\nname = \"my-crate\"\n")
+                .as_deref(),
             Some("my_crate")
         );
         assert_eq!(cargo_package_name("[dependencies]\nname = 1"), None);

@@ -24,8 +24,8 @@ use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use memmap2::Mmap;
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
+use memmap2::Mmap;
 
 use crate::error::{IndexError, IoContext, Result};
 
@@ -443,7 +443,7 @@ impl Store {
             (Section::RefsByFile, 4),
         ] {
             if !store.sections.contains_key(&(section as u32))
-                || store.section(section).len() % record != 0
+                || !store.section(section).len().is_multiple_of(record)
             {
                 return Err(corrupt("a section is missing or truncated"));
             }
@@ -643,12 +643,8 @@ impl Store {
         let index = self.section(Section::RefsByFile);
         let count = (index.len() / 4) as u32;
         let at = |i: u32| le_u32(index, i as usize * 4);
-        let file_of = move |i: u32| {
-            le_u32(
-                self.section(Section::Refs),
-                at(i) as usize * REF_RECORD + 4,
-            )
-        };
+        let file_of =
+            move |i: u32| le_u32(self.section(Section::Refs), at(i) as usize * REF_RECORD + 4);
         let first = partition_point(count, |i| file_of(i) < file);
         (first..count)
             .take_while(move |&i| file_of(i) == file)

@@ -55,8 +55,8 @@ pub(crate) fn register_tokenizer(index: &Index) {
 
 pub(crate) fn open_or_create(dir: &Path) -> Result<(Index, TextFields)> {
     let (schema, fields) = schema();
-    let directory = tantivy::directory::MmapDirectory::open(dir)
-        .map_err(|e| tantivy::TantivyError::from(e))?;
+    let directory =
+        tantivy::directory::MmapDirectory::open(dir).map_err(tantivy::TantivyError::from)?;
     let index = Index::open_or_create(directory, schema)?;
     register_tokenizer(&index);
     Ok((index, fields))
@@ -248,7 +248,9 @@ impl QueryPart {
                 !parts.is_empty() && seen_parts.iter().all(|&s| s)
             }
             QueryPart::Phrase(words) => {
-                let runs: Vec<String> = identifier_runs(line).map(|(_, r)| r.to_lowercase()).collect();
+                let runs: Vec<String> = identifier_runs(line)
+                    .map(|(_, r)| r.to_lowercase())
+                    .collect();
                 !words.is_empty() && runs.windows(words.len()).any(|w| w == words.as_slice())
             }
         }
@@ -344,7 +346,10 @@ mod tests {
         assert_eq!(sub_words("parse_file"), ["parse", "file"]);
         assert_eq!(sub_words("parseFile"), ["parse", "file"]);
         assert_eq!(sub_words("ParseFile"), ["parse", "file"]);
-        assert_eq!(sub_words("parseHTTPRequest_v2"), ["parse", "http", "request", "v2"]);
+        assert_eq!(
+            sub_words("parseHTTPRequest_v2"),
+            ["parse", "http", "request", "v2"]
+        );
         assert_eq!(sub_words("PM_RESUME"), ["pm", "resume"]);
         assert_eq!(
             tokens("let pm_resume = x;"),

@@ -45,7 +45,9 @@ impl std::fmt::Display for SkipReason {
         match self {
             SkipReason::TooLarge => f.write_str("larger than the size limit"),
             SkipReason::Binary => f.write_str("binary (contains a NUL byte)"),
-            SkipReason::NotRegularFile => f.write_str("not a regular file (FIFO, socket or device)"),
+            SkipReason::NotRegularFile => {
+                f.write_str("not a regular file (FIFO, socket or device)")
+            }
             SkipReason::Symlink => f.write_str("symbolic link (not followed)"),
             SkipReason::NonUtf8Name => f.write_str("file name is not valid UTF-8"),
             SkipReason::Unreadable(why) => write!(f, "unreadable: {why}"),

@@ -18,8 +18,7 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, QueryCurs
 use crate::imports::collect_imports;
 use crate::lang::{CaptureRole, LanguageSupport};
 use crate::{
-    Definition, Diagnostic, FileFacts, Lang, ParseConfig, Position, RefKind, Reference,
-    SymbolKind,
+    Definition, Diagnostic, FileFacts, Lang, ParseConfig, Position, RefKind, Reference, SymbolKind,
 };
 
 /// Longest signature kept, in characters.
@@ -177,8 +176,7 @@ impl Extractor<'_> {
                     )),
                     CaptureRole::Import => import_nodes.push(capture.node),
                     CaptureRole::ExportDefault => {
-                        self.facts.default_export_name =
-                            Some(self.text(capture.node).into_owned())
+                        self.facts.default_export_name = Some(self.text(capture.node).into_owned())
                     }
                     CaptureRole::Ignored => {}
                     CaptureRole::Definition(_)
@@ -285,9 +283,8 @@ impl Extractor<'_> {
             Bind(usize),
             Use(usize),
         }
-        let mut events: Vec<(usize, u8, Event)> = Vec::with_capacity(
-            local_scopes.len() + local_definitions.len() + references.len(),
-        );
+        let mut events: Vec<(usize, u8, Event)> =
+            Vec::with_capacity(local_scopes.len() + local_definitions.len() + references.len());
         let mut sorted_scopes: Vec<(usize, usize)> = local_scopes.to_vec();
         sorted_scopes.sort_unstable_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
         sorted_scopes.dedup();
@@ -390,7 +387,10 @@ impl Extractor<'_> {
             while scope_stack.last().is_some_and(|&i| scopes[i].end <= start) {
                 scope_stack.pop();
             }
-            while definition_stack.last().is_some_and(|&(end, _)| end <= start) {
+            while definition_stack
+                .last()
+                .is_some_and(|&(end, _)| end <= start)
+            {
                 definition_stack.pop();
             }
             match item {
@@ -476,7 +476,7 @@ impl Extractor<'_> {
             signature: self.signature(node),
             doc: self.doc_comment(outer),
             default_export: outer.kind() == "export_statement"
-                && (0..outer.child_count() as u32)
+                && (0..outer.child_count())
                     .filter_map(|i| outer.child(i))
                     .any(|c| c.kind() == "default"),
             parent,

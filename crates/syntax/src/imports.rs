@@ -203,7 +203,7 @@ fn ecma_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
     }
     // `export * from './x'`: no clause, a bare star.
     if reexport
-        && (0..statement.child_count() as u32)
+        && (0..statement.child_count())
             .filter_map(|i| statement.child(i))
             .any(|c| c.kind() == "*")
         && !(0..statement.named_child_count() as u32)
@@ -215,7 +215,11 @@ fn ecma_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
 }
 
 /// `{ a, b as c }` in an import or export clause.
-fn specifiers(clause: Node<'_>, source: &[u8], push: &mut impl FnMut(String, Option<String>, Node<'_>)) {
+fn specifiers(
+    clause: Node<'_>,
+    source: &[u8],
+    push: &mut impl FnMut(String, Option<String>, Node<'_>),
+) {
     for k in 0..clause.named_child_count() as u32 {
         let Some(spec) = clause.named_child(k) else {
             continue;

@@ -104,8 +104,12 @@ impl Lang {
 
     /// The compiled grammar and query, built once per process.
     pub fn support(self) -> Result<&'static LanguageSupport, &'static QueryError> {
-        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 4] =
-            [OnceLock::new(), OnceLock::new(), OnceLock::new(), OnceLock::new()];
+        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 4] = [
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+            OnceLock::new(),
+        ];
         let slot = match self {
             Lang::Rust => 0,
             Lang::TypeScript => 1,

@@ -18,7 +18,10 @@ fn render(facts: &FileFacts) -> String {
             d.start.column,
             d.parent,
             d.signature,
-            d.doc.as_ref().map(|doc| format!(" doc={doc:?}")).unwrap_or_default(),
+            d.doc
+                .as_ref()
+                .map(|doc| format!(" doc={doc:?}"))
+                .unwrap_or_default(),
             if d.default_export { " default" } else { "" },
         ));
     }

@@ -1,0 +1,74 @@
+//! Helpers shared by the CLI integration tests: fixture copies and running the binary.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures")
+}
+
+/// A private copy of `fixtures/<name>` in a temporary directory (tests never write into
+/// the repository).
+pub fn fixture(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_tree(&fixtures_dir().join(name), dir.path());
+    dir
+}
+
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("mkdir");
+    for entry in std::fs::read_dir(from).expect("read fixture dir") {
+        let entry = entry.expect("entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("file type").is_dir() {
+            if entry.file_name() == ".mcursor" {
+                continue;
+            }
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).expect("copy");
+        }
+    }
+}
+
+pub fn mcursor_command(dir: &Path, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    command
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env_remove("NO_COLOR")
+        .env("CLICOLOR", "0");
+    command
+}
+
+pub fn mcursor(dir: &Path, args: &[&str]) -> Output {
+    mcursor_command(dir, args).output().expect("run mcursor")
+}
+
+pub fn stdout(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Runs `mcursor index` and asserts it succeeded.
+pub fn index(dir: &Path) {
+    let output = mcursor(dir, &["index"]);
+    assert!(
+        output.status.success(),
+        "index failed: {}\n{}",
+        stdout(&output),
+        stderr(&output)
+    );
+}
+
+/// Runs a query and returns (exit code, stdout).
+pub fn query(dir: &Path, args: &[&str]) -> (i32, String) {
+    let output = mcursor(dir, args);
+    (output.status.code().unwrap_or(-1), stdout(&output))
+}

@@ -1,0 +1,180 @@
+//! The fixture repositories indexed end to end, with expected `find`, `refs`, `callers`
+//! and `search` answers as snapshots (`cargo insta review` after a deliberate change).
+
+mod common;
+
+use common::{fixture, index, query};
+
+fn answers(fixture_name: &str, queries: &[&[&str]]) -> String {
+    let dir = fixture(fixture_name);
+    index(dir.path());
+    let mut out = String::new();
+    for args in queries {
+        let (code, text) = query(dir.path(), args);
+        out.push_str(&format!(
+            "$ mcursor {}  (exit {code})\n{text}\n",
+            args.join(" ")
+        ));
+    }
+    out
+}
+
+#[test]
+fn rust_fixture() {
+    insta::assert_snapshot!(answers(
+        "rust-basic",
+        &[
+            &["find", "parse_config"],
+            &["find", "Session::run"],
+            &["find", "run", "--kind", "method"],
+            &["find", "defaults::TIMEOUT_MS"],
+            &["find", "Config", "--prefix"],
+            &["refs", "parse_config"],
+            &["refs", "src/config.rs:31:12"],
+            &["refs", "Client::new"],
+            &["refs", "Client::run"],
+            &["refs", "State"],
+            &["callers", "backoff"],
+            &["callers", "backoff", "--depth", "2"],
+            &["callees", "start"],
+            &["search", "retry backoff"],
+            &["search", "--regex", r"fn \w+_config"],
+        ]
+    ));
+}
+
+#[test]
+fn typescript_fixture() {
+    insta::assert_snapshot!(answers(
+        "ts-basic",
+        &[
+            &["find", "add"],
+            &["find", "Store.add"],
+            &["find", "Format.label"],
+            &["find", "Status", "--lang", "typescript"],
+            &["refs", "Store.add"],
+            &["refs", "Cache.add"],
+            &["refs", "Button"],
+            &["refs", "Label"],
+            &["refs", "createStore"],
+            &["refs", "Item"],
+            &["callers", "createStore"],
+            &["search", "createStore", "--path", "src/*.ts"],
+        ]
+    ));
+}
+
+#[test]
+fn javascript_fixture() {
+    insta::assert_snapshot!(answers(
+        "js-basic",
+        &[
+            &["find", "Calculator"],
+            &["find", "Calculator.add"],
+            &["refs", "add"],
+            &["refs", "Calculator"],
+            &["refs", "Panel"],
+            &["callees", "Calculator.add"],
+        ]
+    ));
+}
+
+#[test]
+fn same_name_different_symbols_are_not_confused() {
+    let dir = fixture("rust-basic");
+    index(dir.path());
+    // `parse_config` in lib.rs is the `pub use` of config::parse_config, never the
+    // unrelated config::defaults::parse_config.
+    let (_, top) = query(dir.path(), &["refs", "src/config.rs:11:8", "--json"]);
+    let (_, nested) = query(dir.path(), &["refs", "src/config.rs:31:12", "--json"]);
+    let top: serde_json::Value = serde_json::from_str(&top).expect("json");
+    let nested: serde_json::Value = serde_json::from_str(&nested).expect("json");
+    let paths = |v: &serde_json::Value| -> Vec<String> {
+        v.as_array()
+            .expect("array")
+            .iter()
+            .map(|r| format!("{}:{}", r["path"].as_str().unwrap_or(""), r["line"]))
+            .collect()
+    };
+    assert!(paths(&top).contains(&"src/lib.rs:12".to_owned()), "{top}");
+    assert!(
+        paths(&top).contains(&"tests/smoke.rs:5".to_owned()),
+        "{top}"
+    );
+    assert!(
+        !paths(&nested).contains(&"src/lib.rs:12".to_owned()),
+        "{nested}"
+    );
+    // The local `let parse_config = 1;` in Session::run shadows the function.
+    assert!(
+        !paths(&top).iter().any(|p| p.starts_with("src/session.rs")),
+        "{top}"
+    );
+}
+
+#[test]
+fn json_shapes_follow_the_contract() {
+    let dir = fixture("rust-basic");
+    index(dir.path());
+    let (code, find) = query(dir.path(), &["find", "parse_config", "--json"]);
+    assert_eq!(code, 0);
+    let find: serde_json::Value = serde_json::from_str(&find).expect("find json");
+    for key in [
+        "name",
+        "qualified_name",
+        "kind",
+        "lang",
+        "path",
+        "line",
+        "column",
+        "end_line",
+        "signature",
+    ] {
+        assert!(find[0].get(key).is_some(), "find lacks {key}: {find}");
+    }
+    let (_, refs) = query(dir.path(), &["refs", "parse_config", "--json"]);
+    let refs: serde_json::Value = serde_json::from_str(&refs).expect("refs json");
+    for key in [
+        "path",
+        "line",
+        "column",
+        "kind",
+        "enclosing",
+        "target",
+        "confidence",
+        "text",
+    ] {
+        assert!(refs[0].get(key).is_some(), "refs lacks {key}: {refs}");
+    }
+    let (_, search) = query(dir.path(), &["search", "backoff", "--json"]);
+    let search: serde_json::Value = serde_json::from_str(&search).expect("search json");
+    for key in ["path", "line", "text", "score"] {
+        assert!(search[0].get(key).is_some(), "search lacks {key}: {search}");
+    }
+    let output = common::mcursor(dir.path(), &["index", "--json"]);
+    let summary: serde_json::Value = serde_json::from_slice(&output.stdout).expect("index json");
+    for key in ["files", "skipped", "symbols", "references", "duration_ms"] {
+        assert!(summary.get(key).is_some(), "index lacks {key}: {summary}");
+    }
+}
+
+#[test]
+fn a_missing_name_exits_1_and_labels_suggestions() {
+    let dir = fixture("rust-basic");
+    index(dir.path());
+    let output = common::mcursor(dir.path(), &["find", "parse_confg"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        output.stdout.is_empty(),
+        "suggestions must not look like answers"
+    );
+    let err = common::stderr(&output);
+    assert!(err.contains("no symbol named parse_confg"), "{err}");
+    assert!(
+        err.contains("suggestions (not matches): parse_config"),
+        "{err}"
+    );
+    let output = common::mcursor(dir.path(), &["find", "parse_confg", "--json"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(common::stdout(&output).trim(), "[]");
+}
