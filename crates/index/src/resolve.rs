@@ -22,7 +22,7 @@ use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, Symbo
 
 /// Paths looked up while following one chain of re-exports and glob imports; bounds the
 /// work when modules glob-import each other.
-const MAX_CHAIN_STEPS: usize = 24;
+const MAX_CHAIN_STEPS: usize = 8;
 
 thread_local! {
     /// (resolution run, path key) → symbols; entries of other runs are ignored.
@@ -31,6 +31,16 @@ thread_local! {
 }
 
 static RESOLUTION_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The first paragraph of a doc comment, at most 400 characters: enough to say what a
+/// symbol is; the full text is one `read_file` away.
+fn doc_summary(doc: String) -> String {
+    let paragraph = doc.split("\n\n").next().unwrap_or("").trim();
+    match paragraph.char_indices().nth(400) {
+        Some((cut, _)) => format!("{}…", &paragraph[..cut]),
+        None => paragraph.to_owned(),
+    }
+}
 
 /// What the `use` declarations of one module bring into scope.
 #[derive(Default)]
@@ -264,7 +274,8 @@ struct Tables<'a> {
     symbols: Vec<Symbol>,
     /// First symbol id of each file.
     file_base: Vec<u32>,
-    by_name: HashMap<String, Vec<u32>>,
+    /// Name → (its id in the store's name table, the symbols with that name).
+    by_name: HashMap<String, (u32, Vec<u32>)>,
     /// `Container::name` → symbols with that container (impl target, class, trait, enum).
     by_member: HashMap<String, Vec<u32>>,
     rust_modules: Vec<Option<RustModule>>,
@@ -272,16 +283,26 @@ struct Tables<'a> {
     rust_paths: HashMap<String, Vec<u32>>,
     /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
     rust_imports: HashMap<String, ModuleScope>,
+    /// Per crate, hashes of every name defined or imported in it: a path whose last
+    /// segment is not among them cannot resolve there, which settles most lookups
+    /// without chasing re-exports.
+    crate_vocabulary: HashMap<String, HashSet<u64>>,
     crate_names: HashMap<String, String>,
     ecma_exports: Vec<HashMap<String, Vec<u32>>>,
     ecma_default: Vec<Option<u32>>,
     file_ids: HashMap<&'a str, u32>,
 }
 
+fn name_hash(name: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
+}
+
 fn rust_key(crate_key: &str, path: &[String]) -> String {
     format!("{crate_key}|{}", path.join("::"))
 }
 
+#[derive(Clone, Copy)]
 enum Outcome {
     Resolved(u32),
     Heuristic,
@@ -289,7 +310,21 @@ enum Outcome {
 }
 
 /// Resolves every file's references and assembles the store tables.
-pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
+pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
+    // Signatures and doc comments go straight to the store; resolution never reads them,
+    // so they are moved out instead of copied.
+    let mut texts: Vec<(String, String)> = Vec::new();
+    for file in &mut files {
+        if let Some(facts) = &mut file.facts {
+            for d in &mut facts.definitions {
+                texts.push((
+                    std::mem::take(&mut d.signature),
+                    d.doc.take().map(doc_summary).unwrap_or_default(),
+                ));
+            }
+        }
+    }
+    let mut texts = texts.into_iter();
     let cargo_dirs: HashSet<String> = files
         .iter()
         .filter_map(|f| {
@@ -311,6 +346,7 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
         rust_modules: Vec::with_capacity(files.len()),
         rust_paths: HashMap::default(),
         rust_imports: HashMap::default(),
+        crate_vocabulary: HashMap::default(),
         crate_names: HashMap::default(),
         ecma_exports: vec![HashMap::default(); files.len()],
         ecma_default: vec![None; files.len()],
@@ -349,20 +385,33 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
         }
         if let Some(facts) = &file.facts {
             let ecma = file.row.lang.is_some_and(Lang::is_ecmascript);
+            let separator = if ecma { "." } else { "::" };
+            let file_prefix = module
+                .as_ref()
+                .map(|m| m.path.join("::"))
+                .unwrap_or_default();
+            let mut vocabulary: Vec<u64> = Vec::new();
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
-                let mut path: Vec<String> =
-                    module.as_ref().map(|m| m.path.clone()).unwrap_or_default();
-                path.extend(d.modules.iter().cloned());
-                path.extend(d.container.iter().cloned());
-                path.push(d.name.clone());
-                let qualified = path.join(if ecma { "." } else { "::" });
+                let mut qualified = String::with_capacity(64);
+                for part in std::iter::once(&file_prefix)
+                    .filter(|p| !p.is_empty())
+                    .chain(&d.modules)
+                    .chain(&d.container)
+                    .chain(std::iter::once(&d.name))
+                {
+                    if !qualified.is_empty() {
+                        qualified.push_str(separator);
+                    }
+                    qualified.push_str(part);
+                }
                 if let Some(m) = &module {
                     tables
                         .rust_paths
-                        .entry(rust_key(&m.crate_key, &path))
+                        .entry(format!("{}|{qualified}", m.crate_key))
                         .or_default()
                         .push(sid);
+                    vocabulary.push(name_hash(&d.name));
                 }
                 if ecma && d.parent.is_none() && d.container.is_none() && d.modules.is_empty() {
                     tables.ecma_exports[fid as usize]
@@ -373,7 +422,12 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                         tables.ecma_default[fid as usize] = Some(sid);
                     }
                 }
-                tables.by_name.entry(d.name.clone()).or_default().push(sid);
+                match tables.by_name.get_mut(&d.name) {
+                    Some(entry) => entry.1.push(sid),
+                    None => {
+                        tables.by_name.insert(d.name.clone(), (0, vec![sid]));
+                    }
+                }
                 if let Some(container) = &d.container {
                     tables
                         .by_member
@@ -386,6 +440,7 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                     kind: d.kind,
                     ecma,
                 });
+                let (signature, doc) = texts.next().unwrap_or_default();
                 rows.push(SymbolRow {
                     name: 0,
                     file: fid,
@@ -396,8 +451,8 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                     end_column: d.end.column,
                     kind: d.kind,
                     qualified,
-                    signature: d.signature.clone(),
-                    doc: d.doc.clone().unwrap_or_default(),
+                    signature,
+                    doc,
                 });
             }
             if let Some(name) = &facts.default_export_name
@@ -421,6 +476,7 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                     if import.local == "*" {
                         scope.globs.push(target.clone());
                     } else {
+                        vocabulary.push(name_hash(&import.local));
                         scope
                             .named
                             .entry(import.local.clone())
@@ -429,35 +485,41 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
                     }
                 }
             }
+            if let Some(m) = &module {
+                tables
+                    .crate_vocabulary
+                    .entry(m.crate_key.clone())
+                    .or_default()
+                    .extend(vocabulary);
+            }
         }
         row.symbols = (base, tables.symbols.len() as u32);
         file_rows.push(row);
         tables.rust_modules.push(module);
     }
 
-    let per_file: Vec<Vec<(String, RefRow)>> = (0..files.len() as u32)
+    let mut names: Vec<String> = tables.by_name.keys().cloned().collect();
+    names.sort_unstable();
+    for (i, name) in names.iter().enumerate() {
+        if let Some(entry) = tables.by_name.get_mut(name) {
+            entry.0 = i as u32;
+        }
+    }
+    for (row, symbol) in rows.iter_mut().zip(&tables.symbols) {
+        row.name = tables.by_name.get(symbol.name.as_str()).map_or(0, |e| e.0);
+    }
+    let phase = std::time::Instant::now();
+    let per_file: Vec<Vec<RefRow>> = (0..files.len() as u32)
         .into_par_iter()
         .map(|fid| tables.resolve_file(fid))
         .collect();
-
-    let mut names: Vec<String> = tables.by_name.keys().cloned().collect();
-    names.sort_unstable();
-    let name_ids: HashMap<&str, u32> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i as u32))
-        .collect();
-    for (row, symbol) in rows.iter_mut().zip(&tables.symbols) {
-        row.name = name_ids.get(symbol.name.as_str()).copied().unwrap_or(0);
+    if std::env::var_os("MCURSOR_TRACE").is_some() {
+        eprintln!(
+            "[mcursor] references resolved in {} ms",
+            phase.elapsed().as_millis()
+        );
     }
-    let mut refs: Vec<RefRow> = per_file
-        .into_iter()
-        .flatten()
-        .filter_map(|(name, mut row)| {
-            row.name = *name_ids.get(name.as_str())?;
-            Some(row)
-        })
-        .collect();
+    let mut refs: Vec<RefRow> = per_file.into_iter().flatten().collect();
     refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     drop(tables);
@@ -482,7 +544,7 @@ impl Tables<'_> {
             .unwrap_or(&[])
     }
 
-    fn resolve_file(&self, fid: u32) -> Vec<(String, RefRow)> {
+    fn resolve_file(&self, fid: u32) -> Vec<RefRow> {
         let file = &self.files[fid as usize];
         let Some(facts) = &file.facts else {
             return Vec::new();
@@ -491,44 +553,69 @@ impl Tables<'_> {
         let ecma = lang.is_some_and(Lang::is_ecmascript);
         let base = self.file_base[fid as usize];
         let mut out = Vec::new();
+        let name_id = |name: &str| self.by_name.get(name).map(|e| e.0);
         let mut emit =
             |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
                 let (target, confidence, name) = match outcome {
                     Outcome::Resolved(sid) => (
                         sid,
                         Confidence::Resolved,
-                        self.symbols[sid as usize].name.clone(),
+                        name_id(&self.symbols[sid as usize].name),
                     ),
-                    Outcome::Heuristic => (NONE, Confidence::Heuristic, name.to_owned()),
+                    Outcome::Heuristic => (NONE, Confidence::Heuristic, name_id(name)),
                     Outcome::Drop => return,
                 };
-                out.push((
+                let Some(name) = name else { return };
+                out.push(RefRow {
                     name,
-                    RefRow {
-                        name: 0,
-                        file: fid,
-                        line,
-                        column,
-                        target,
-                        enclosing,
-                        kind,
-                        confidence,
-                        shape,
-                    },
-                ));
+                    file: fid,
+                    line,
+                    column,
+                    target,
+                    enclosing,
+                    kind,
+                    confidence,
+                    shape,
+                });
             };
+        // The same use in the same context resolves the same way: remember outcomes by
+        // (name, qualifier, kind, receiver, enclosing container and modules).
+        let mut contexts: HashMap<(&[String], Option<&str>), u32> = HashMap::default();
+        let context_of: Vec<u32> = facts
+            .definitions
+            .iter()
+            .map(|d| {
+                let next = contexts.len() as u32;
+                *contexts
+                    .entry((d.modules.as_slice(), d.container.as_deref()))
+                    .or_insert(next)
+            })
+            .collect();
+        let mut memo: HashMap<(u32, u32, RefKind, bool, u32), Outcome> = HashMap::default();
         for r in &facts.references {
             let name = facts.strings[r.name as usize].as_str();
-            let Some(candidates) = self.by_name.get(name) else {
+            let Some((_, candidates)) = self.by_name.get(name) else {
                 continue;
             };
             let qualifier =
                 (r.qualifier != NONE).then(|| facts.strings[r.qualifier as usize].as_str());
             let enclosing = (r.enclosing != NONE).then(|| &facts.definitions[r.enclosing as usize]);
-            let outcome = if ecma {
-                self.resolve_ecma(fid, facts, name, r, qualifier, enclosing, candidates)
-            } else {
-                self.resolve_rust(fid, facts, name, r, qualifier, enclosing, candidates)
+            let context = context_of
+                .get(r.enclosing as usize)
+                .copied()
+                .unwrap_or(NONE);
+            let key = (r.name, r.qualifier, r.kind, r.receiver, context);
+            let outcome = match memo.get(&key) {
+                Some(&outcome) => outcome,
+                None => {
+                    let outcome = if ecma {
+                        self.resolve_ecma(fid, facts, name, r, qualifier, enclosing, candidates)
+                    } else {
+                        self.resolve_rust(fid, facts, name, r, qualifier, enclosing, candidates)
+                    };
+                    memo.insert(key, outcome);
+                    outcome
+                }
             };
             let enclosing = if r.enclosing == NONE {
                 NONE

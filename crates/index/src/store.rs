@@ -283,36 +283,41 @@ fn encode(data: &StoreData, generation: u64) -> Vec<Vec<u8>> {
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
 pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<PathBuf> {
     let sections = encode(data, generation);
-    let mut out = Vec::new();
-    out.extend_from_slice(MAGIC);
-    put_u32(&mut out, FORMAT_VERSION);
-    put_u32(&mut out, sections.len() as u32);
-    put_u64(&mut out, generation);
+    let mut header = Vec::new();
+    header.extend_from_slice(MAGIC);
+    put_u32(&mut header, FORMAT_VERSION);
+    put_u32(&mut header, sections.len() as u32);
+    put_u64(&mut header, generation);
     let mut offset = (HEADER_BYTES + SECTION_ENTRY_BYTES * sections.len()) as u64;
-    let mut table = Vec::new();
+    let mut paddings = Vec::with_capacity(sections.len());
     for (kind, bytes) in SECTIONS.iter().zip(&sections) {
-        offset = offset.div_ceil(8) * 8;
-        put_u32(&mut table, *kind as u32);
-        put_u32(&mut table, 0);
-        put_u64(&mut table, offset);
-        put_u64(&mut table, bytes.len() as u64);
+        let aligned = offset.div_ceil(8) * 8;
+        paddings.push((aligned - offset) as usize);
+        offset = aligned;
+        put_u32(&mut header, *kind as u32);
+        put_u32(&mut header, 0);
+        put_u64(&mut header, offset);
+        put_u64(&mut header, bytes.len() as u64);
         offset += bytes.len() as u64;
     }
-    out.extend_from_slice(&table);
-    for bytes in &sections {
-        while out.len() % 8 != 0 {
-            out.push(0);
-        }
-        out.extend_from_slice(bytes);
-    }
     let path = dir.join(graph_file_name(generation));
-    let mut tmp = tempfile::Builder::new()
+    let tmp = tempfile::Builder::new()
         .prefix(".graph-")
         .suffix(".tmp")
         .tempfile_in(dir)
         .at(dir)?;
-    tmp.write_all(&out).at(tmp.path().to_path_buf())?;
-    tmp.as_file().sync_all().at(tmp.path().to_path_buf())?;
+    let tmp_path = tmp.path().to_path_buf();
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
+    out.write_all(&header).at(&tmp_path)?;
+    for (bytes, padding) in sections.iter().zip(paddings) {
+        out.write_all(&[0u8; 8][..padding]).at(&tmp_path)?;
+        out.write_all(bytes).at(&tmp_path)?;
+    }
+    let tmp = out.into_inner().map_err(|e| IndexError::Io {
+        path: tmp_path.clone(),
+        source: e.into_error(),
+    })?;
+    tmp.as_file().sync_all().at(&tmp_path)?;
     tmp.persist(&path).map_err(|e| IndexError::Io {
         path: path.clone(),
         source: e.error,
