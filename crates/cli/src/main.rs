@@ -66,6 +66,20 @@ enum Command {
     Search(SearchArgs),
     /// What the index holds and whether files changed since it was built.
     Status,
+    /// Tools for measuring and debugging mcursor itself.
+    #[command(hide = true, subcommand)]
+    Debug(DebugCommand),
+}
+
+#[derive(Subcommand)]
+enum DebugCommand {
+    /// Walk, read and parse PATH like `index` does, without building an index (the parse
+    /// ceiling that benchmarks compare indexing against).
+    ParseOnly {
+        path: Option<PathBuf>,
+        #[arg(long, short = 'j')]
+        threads: Option<usize>,
+    },
 }
 
 #[derive(Args)]
@@ -223,6 +237,16 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Callees(args) => calls(&open(&cwd)?, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
         Command::Status => status(&open(&cwd)?, out),
+        Command::Debug(DebugCommand::ParseOnly { path, threads }) => {
+            let root = path.as_ref().map_or(cwd.clone(), |p| cwd.join(p));
+            let mut options = BuildOptions::default();
+            if let Some(threads) = threads {
+                options.threads = *threads;
+            }
+            let report = mcursor_index::parse_only(&root, &options)?;
+            out.json_value(&report)?;
+            Ok(Found::Some)
+        }
     }
 }
 

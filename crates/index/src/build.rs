@@ -195,17 +195,7 @@ pub fn build_index(
     )?;
     writer.delete_all_documents()?;
 
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        // Generous stacks: tree-sitter and our own code are iterative, but a deep tree
-        // must never be able to overflow a worker.
-        .stack_size(64 * 1024 * 1024)
-        .thread_name(|i| format!("mcursor-parse-{i}"))
-        .build()
-        .map_err(|e| IndexError::Io {
-            path: root.clone(),
-            source: std::io::Error::other(e.to_string()),
-        })?;
+    let pool = parse_pool(threads, &root)?;
     let parse_config = ParseConfig {
         timeout: options.parse_timeout,
     };
@@ -308,6 +298,62 @@ pub fn build_index(
         generation,
         duration_ms: started.elapsed().as_millis() as u64,
     })
+}
+
+/// What [`parse_only`] measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct ParseOnlyReport {
+    pub files: usize,
+    pub parsed: usize,
+    pub bytes: u64,
+    pub duration_ms: u64,
+}
+
+/// The parse ceiling: walk, read, decode and parse every file exactly as [`build_index`]
+/// does, with the same threads, but extract nothing into an index. Benchmarks compare a
+/// build against this pass over the same files.
+pub fn parse_only(root: &Path, options: &BuildOptions) -> Result<ParseOnlyReport> {
+    let started = Instant::now();
+    let root = check_root(root)?;
+    let threads = options.threads.max(1);
+    let (walked, _) = walk::walk(
+        &root,
+        &WalkOptions {
+            max_file_size: options.max_file_size,
+            threads,
+        },
+    );
+    let pool = parse_pool(threads, &root)?;
+    let config = ParseConfig {
+        timeout: options.parse_timeout,
+    };
+    let results: Vec<(u64, bool)> = pool.install(|| {
+        walked
+            .par_iter()
+            .filter_map(|file| read_and_parse(file, &config).ok())
+            .map(|(parsed, _)| (parsed.row.size, parsed.facts.is_some()))
+            .collect()
+    });
+    Ok(ParseOnlyReport {
+        files: results.len(),
+        parsed: results.iter().filter(|(_, parsed)| *parsed).count(),
+        bytes: results.iter().map(|(size, _)| size).sum(),
+        duration_ms: started.elapsed().as_millis() as u64,
+    })
+}
+
+fn parse_pool(threads: usize, root: &Path) -> Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        // Generous stacks: tree-sitter and our own code are iterative, but a deep tree
+        // must never be able to overflow a worker.
+        .stack_size(64 * 1024 * 1024)
+        .thread_name(|i| format!("mcursor-parse-{i}"))
+        .build()
+        .map_err(|e| IndexError::Io {
+            path: root.to_path_buf(),
+            source: std::io::Error::other(e.to_string()),
+        })
 }
 
 /// Phase timings on stderr when `MCURSOR_TRACE` is set (for profiling builds).

@@ -34,7 +34,10 @@ pub mod walk;
 
 use std::path::{Path, PathBuf};
 
-pub use build::{BuildOptions, BuildSummary, Progress, build_index, check_root, decode_source};
+pub use build::{
+    BuildOptions, BuildSummary, ParseOnlyReport, Progress, build_index, check_root, decode_source,
+    parse_only,
+};
 pub use error::{IndexError, Result};
 pub use lock::LockWait;
 pub use query::{
