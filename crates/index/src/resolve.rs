@@ -735,23 +735,34 @@ impl Tables<'_> {
             }
             "std" | "core" | "alloc" => None,
             _ => {
+                // A crate name is the likeliest reading of `name::...` (2018 paths), then a
+                // name relative to the current module, then one from the crate root.
                 let mut candidates = Vec::new();
-                let mut relative = context.to_vec();
-                relative.extend(path.iter().cloned());
-                candidates.push((crate_key.to_owned(), relative));
-                candidates.push((crate_key.to_owned(), path.to_vec()));
                 if let Some(other) = self.crate_names.get(first) {
                     candidates.push((other.clone(), rest()));
                 }
-                let known = candidates.iter().any(|(c, p)| {
-                    !p.is_empty()
-                        && (self.rust_paths.contains_key(&rust_key(c, &p[..1]))
-                            || self.rust_imports.contains_key(&rust_key(c, &p[..1])))
-                }) || self.crate_names.contains_key(first)
-                    || self
-                        .rust_paths
-                        .contains_key(&rust_key(crate_key, &[first.to_owned()]));
-                known.then_some(candidates)
+                // `first` must name something here: an item or module of the current module
+                // or of the crate root, or a name imported into one of them. Otherwise the
+                // path leaves the repository (an external crate).
+                let names_something = |module: &[String]| {
+                    let mut item = module.to_vec();
+                    item.push(first.to_owned());
+                    self.rust_paths.contains_key(&rust_key(crate_key, &item))
+                        || self.rust_imports.contains_key(&rust_key(crate_key, &item))
+                        || self
+                            .rust_imports
+                            .get(&rust_key(crate_key, module))
+                            .is_some_and(|scope| scope.named.contains_key(first))
+                };
+                if names_something(context) {
+                    let mut relative = context.to_vec();
+                    relative.extend(path.iter().cloned());
+                    candidates.push((crate_key.to_owned(), relative));
+                }
+                if !context.is_empty() && names_something(&[]) {
+                    candidates.push((crate_key.to_owned(), path.to_vec()));
+                }
+                (!candidates.is_empty()).then_some(candidates)
             }
         }
     }
@@ -765,7 +776,10 @@ impl Tables<'_> {
         chase: &mut Chase,
     ) -> Option<Vec<u32>> {
         let candidates = self.rust_absolute(crate_key, context, path)?;
+        // Each reading gets the same budget; the visited set stays shared against cycles.
+        let budget_start = chase.steps;
         for (krate, absolute) in &candidates {
+            chase.steps = budget_start;
             let found = self.resolve_rust_absolute(krate, absolute, chase);
             if !found.is_empty() {
                 return Some(found);
