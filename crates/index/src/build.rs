@@ -439,9 +439,9 @@ fn remove_old_generations(dir: &Path, current: u64) {
     for entry in entries.flatten() {
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        let keep = [current, current.saturating_sub(1)]
-            .iter()
-            .any(|g| name == store::graph_file_name(*g));
+        // Readers that mapped an older file keep their mapping; a reader that read the
+        // generation just before it changed retries (see `Index::open_root`).
+        let keep = name == store::graph_file_name(current);
         let stale_graph = name.starts_with("graph-") && name.ends_with(".bin") && !keep;
         let stale_temp = name.starts_with(".graph-") || name.starts_with(".tmp");
         if stale_graph || stale_temp {

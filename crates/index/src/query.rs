@@ -287,7 +287,7 @@ impl Index {
         let file = self.store.file(symbol.file);
         SymbolHit {
             name: symbol.name.to_owned(),
-            qualified_name: symbol.qualified_name.to_owned(),
+            qualified_name: symbol.qualified_name.clone(),
             kind: symbol.kind.as_str(),
             lang: file
                 .as_ref()
@@ -336,7 +336,7 @@ impl Index {
             .filter(|s| {
                 segments.len() < 2
                     || query.fuzzy
-                    || qualified_ends_with(s.qualified_name, &segments, query.prefix)
+                    || qualified_ends_with(&s.qualified_name, &segments, query.prefix)
             })
             .map(|s| self.hit(&s))
             .collect();
@@ -503,7 +503,7 @@ impl Index {
                 enclosing: r
                     .enclosing
                     .and_then(|e| self.store.symbol(e))
-                    .map(|s| s.qualified_name.to_owned()),
+                    .map(|s| s.qualified_name),
                 target,
                 confidence: r.confidence.as_str(),
             });
@@ -518,7 +518,7 @@ impl Index {
         match node {
             CallNode::Symbol(id) => match self.store.symbol(id) {
                 Some(s) => (
-                    s.qualified_name.to_owned(),
+                    s.qualified_name.clone(),
                     self.store
                         .file(s.file)
                         .map(|f| f.path.to_owned())

@@ -174,16 +174,30 @@ pub(crate) struct StoreData {
     pub meta: serde_json::Value,
 }
 
-struct StringsBuilder {
+/// The strings section. Identical strings are stored once: qualified-name prefixes
+/// (`net::client::Client::`) and many signatures repeat across symbols.
+#[derive(Default)]
+struct StringsBuilder<'a> {
     bytes: Vec<u8>,
+    seen: rustc_hash::FxHashMap<&'a str, (u32, u32)>,
 }
 
-impl StringsBuilder {
-    fn add(&mut self, text: &str) -> (u32, u32) {
-        let offset = self.bytes.len() as u32;
+impl<'a> StringsBuilder<'a> {
+    fn add(&mut self, text: &'a str) -> (u32, u32) {
+        if let Some(&at) = self.seen.get(text) {
+            return at;
+        }
+        let at = (self.bytes.len() as u32, text.len() as u32);
         self.bytes.extend_from_slice(text.as_bytes());
-        (offset, text.len() as u32)
+        self.seen.insert(text, at);
+        at
     }
+}
+
+/// The part of a qualified name before the symbol's own name (`config::` for
+/// `config::parse_config`); the name itself is in the names section already.
+fn qualified_prefix<'a>(qualified: &'a str, name: &str) -> &'a str {
+    qualified.strip_suffix(name).unwrap_or(qualified)
 }
 
 fn put_u32(out: &mut Vec<u8>, v: u32) {
@@ -196,7 +210,7 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
 
 /// Serializes `data` into the section layout.
 fn encode(data: &StoreData, generation: u64) -> Vec<Vec<u8>> {
-    let mut strings = StringsBuilder { bytes: Vec::new() };
+    let mut strings = StringsBuilder::default();
     let mut names = Vec::with_capacity(data.names.len() * 8);
     for name in &data.names {
         let (o, l) = strings.add(name);
@@ -232,7 +246,9 @@ fn encode(data: &StoreData, generation: u64) -> Vec<Vec<u8>> {
             put_u32(&mut symbols, v);
         }
         symbols.extend_from_slice(&[kind_code(s.kind), 0, 0, 0]);
-        for text in [&s.qualified, &s.signature, &s.doc] {
+        let name = data.names.get(s.name as usize).map_or("", String::as_str);
+        let prefix = qualified_prefix(&s.qualified, name);
+        for text in [prefix, &s.signature, &s.doc] {
             let (o, l) = strings.add(text);
             put_u32(&mut symbols, o);
             put_u32(&mut symbols, l);
@@ -347,7 +363,7 @@ pub struct FileInfo<'a> {
 pub struct SymbolInfo<'a> {
     pub id: u32,
     pub name: &'a str,
-    pub qualified_name: &'a str,
+    pub qualified_name: String,
     pub kind: SymbolKind,
     pub file: u32,
     pub parent: Option<u32>,
@@ -557,9 +573,11 @@ impl Store {
         }
         let u = |i: usize| le_u32(symbols, at + i * 4);
         let parent = u(2);
+        let name = self.name(u(0));
         Some(SymbolInfo {
             id,
-            name: self.name(u(0)),
+            name,
+            qualified_name: format!("{}{name}", self.string(u(8), u(9))),
             file: u(1),
             parent: (parent != NONE).then_some(parent),
             line: u(3),
@@ -570,7 +588,6 @@ impl Store {
                 .get(symbols[at + 28] as usize)
                 .copied()
                 .unwrap_or(SymbolKind::Function),
-            qualified_name: self.string(u(8), u(9)),
             signature: self.string(u(10), u(11)),
             doc: self.string(u(12), u(13)),
         })
