@@ -66,6 +66,8 @@ enum Command {
     Search(SearchArgs),
     /// What the index holds and whether files changed since it was built.
     Status,
+    /// Serve the index to other agents over the Model Context Protocol (stdio).
+    Mcp,
     /// Tools for measuring and debugging mcursor itself.
     #[command(hide = true, subcommand)]
     Debug(DebugCommand),
@@ -237,6 +239,10 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Callees(args) => calls(&open(&cwd)?, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
         Command::Status => status(&open(&cwd)?, out),
+        Command::Mcp => {
+            mcursor_mcp::serve_stdio(&cwd)?;
+            Ok(Found::Some)
+        }
         Command::Debug(DebugCommand::ParseOnly { path, threads }) => {
             let root = path.as_ref().map_or(cwd.clone(), |p| cwd.join(p));
             let mut options = BuildOptions::default();

@@ -1,0 +1,268 @@
+//! `mcursor mcp` as a child process, spoken to as an MCP client does: newline-delimited
+//! JSON-RPC over its stdin and stdout.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+struct Client {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    /// Notifications seen while waiting for responses.
+    notifications: Vec<Value>,
+}
+
+impl Client {
+    fn start(dir: &std::path::Path) -> Client {
+        let mut child = common::mcursor_command(dir, &["mcp"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn mcursor mcp");
+        let stdout = child.stdout.take().expect("stdout");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                match serde_json::from_str::<Value>(&line) {
+                    Ok(value) => {
+                        if sender.send(value).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) => panic!("server wrote a line that is not JSON: {line:?} ({e})"),
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        Client {
+            child,
+            stdin,
+            lines,
+            notifications: Vec::new(),
+        }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        writeln!(stdin, "{line}").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, message: Value) {
+        self.send_raw(&message.to_string());
+    }
+
+    fn response(&mut self, id: u64) -> Value {
+        loop {
+            let message = self
+                .lines
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("no response to request {id}"));
+            if message.get("id") == Some(&json!(id)) {
+                return message;
+            }
+            self.notifications.push(message);
+        }
+    }
+
+    fn request(&mut self, id: u64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.response(id)
+    }
+
+    fn call(&mut self, id: u64, tool: &str, arguments: Value) -> Value {
+        self.request(
+            id,
+            "tools/call",
+            json!({"name": tool, "arguments": arguments}),
+        )
+    }
+}
+
+fn text_of(response: &Value) -> String {
+    response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[test]
+fn an_mcp_client_can_list_and_call_the_index_tools() {
+    let dir = common::fixture("rust-basic");
+    let mut client = Client::start(dir.path());
+
+    let init = client.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "mcursor-test", "version": "0"}
+        }),
+    );
+    assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+    assert_eq!(init["result"]["serverInfo"]["name"], "mcursor");
+    assert!(init["result"]["capabilities"]["tools"].is_object());
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+
+    let list = client.request(2, "tools/list", json!({}));
+    let mut names: Vec<&str> = list["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "callees",
+            "callers",
+            "find_references",
+            "find_symbol",
+            "index_status",
+            "search_code"
+        ]
+    );
+    for tool in list["result"]["tools"].as_array().expect("tools") {
+        assert!(
+            tool["description"].as_str().is_some_and(|d| d.len() > 40),
+            "{tool}"
+        );
+        assert_eq!(tool["inputSchema"]["type"], "object", "{tool}");
+    }
+
+    // No index exists yet: the first call builds it and reports progress.
+    let found = client.request(
+        3,
+        "tools/call",
+        json!({
+            "name": "find_symbol",
+            "arguments": {"name": "parse_config"},
+            "_meta": {"progressToken": "build-1"}
+        }),
+    );
+    assert_eq!(
+        found["result"]["structuredContent"]["found"], true,
+        "{found}"
+    );
+    assert_eq!(
+        found["result"]["structuredContent"]["definitions"][0]["qualified_name"],
+        "config::parse_config"
+    );
+    assert!(text_of(&found).contains("src/config.rs:11:8 function config::parse_config"));
+    assert!(
+        client
+            .notifications
+            .iter()
+            .any(|n| n["method"] == "notifications/progress"
+                && n["params"]["progressToken"] == "build-1"),
+        "no progress notification: {:?}",
+        client.notifications
+    );
+
+    let refs = client.call(4, "find_references", json!({"target": "parse_config"}));
+    let references = refs["result"]["structuredContent"]["references"]
+        .as_array()
+        .expect("references")
+        .clone();
+    assert!(
+        references
+            .iter()
+            .any(|r| r["path"] == "tests/smoke.rs" && r["confidence"] == "resolved")
+    );
+
+    // "No such symbol" and "no references" are different answers.
+    let missing = client.call(5, "find_references", json!({"target": "parse_confg"}));
+    assert_eq!(
+        missing["result"]["structuredContent"]["found"], false,
+        "{missing}"
+    );
+    assert_eq!(
+        missing["result"]["structuredContent"]["suggestions"][0],
+        "parse_config"
+    );
+    let unused = client.call(
+        6,
+        "find_references",
+        json!({"target": "src/config.rs:31:12"}),
+    );
+    assert_eq!(
+        unused["result"]["structuredContent"]["found"], true,
+        "{unused}"
+    );
+    assert_eq!(
+        unused["result"]["structuredContent"]["references"],
+        json!([])
+    );
+
+    let callers = client.call(7, "callers", json!({"target": "backoff", "depth": 2}));
+    assert!(
+        text_of(&callers).contains("net::client::Client::run -> net::client::backoff"),
+        "{callers}"
+    );
+    let search = client.call(8, "search_code", json!({"query": "retry backoff"}));
+    assert!(
+        text_of(&search).contains("src/net/client.rs:18:"),
+        "{search}"
+    );
+    let status = client.call(9, "index_status", json!({}));
+    assert_eq!(
+        status["result"]["structuredContent"]["current"], true,
+        "{status}"
+    );
+
+    // The index follows the files: a new definition is found without a manual reindex.
+    std::fs::write(
+        dir.path().join("src/extra.rs"),
+        "pub fn freshly_added() -> u32 { 1 }\n",
+    )
+    .expect("write");
+    std::thread::sleep(Duration::from_millis(1100));
+    let fresh = client.call(10, "find_symbol", json!({"name": "freshly_added"}));
+    assert_eq!(
+        fresh["result"]["structuredContent"]["found"], true,
+        "{fresh}"
+    );
+
+    // Bad requests: answered, and the server stays up.
+    let unknown = client.call(11, "no_such_tool", json!({}));
+    assert!(unknown["error"]["code"].is_i64(), "{unknown}");
+    let wrong_type = client.call(12, "find_symbol", json!({"name": 5}));
+    assert!(
+        wrong_type.get("error").is_some() || wrong_type["result"]["isError"] == true,
+        "{wrong_type}"
+    );
+    let huge = client.call(13, "search_code", json!({"query": "x".repeat(100_000)}));
+    assert_eq!(huge["error"]["code"], -32602, "{huge}");
+    let bad_regex = client.call(14, "search_code", json!({"query": "(", "regex": true}));
+    assert_eq!(bad_regex["result"]["isError"], true, "{bad_regex}");
+    client.send_raw("{ this is not json");
+    client.send_raw("[]");
+    let still_up = client.call(15, "find_symbol", json!({"name": "Session"}));
+    assert_eq!(
+        still_up["result"]["structuredContent"]["found"], true,
+        "{still_up}"
+    );
+
+    // A closed stdin ends the server cleanly.
+    drop(client.stdin.take());
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = client.child.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(waited < 100, "server did not exit after stdin closed");
+        std::thread::sleep(Duration::from_millis(100));
+        waited += 1;
+    };
+    assert!(status.success(), "{status:?}");
+}
