@@ -134,13 +134,7 @@ pub fn decode_source(bytes: Vec<u8>) -> std::result::Result<String, SkipReason> 
 
 /// Canonical root of a directory to index, with the errors a user can act on.
 pub fn check_root(path: &Path) -> Result<PathBuf> {
-    let metadata = std::fs::metadata(path).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => IndexError::MissingPath(path.to_path_buf()),
-        _ => IndexError::Io {
-            path: path.to_path_buf(),
-            source: e,
-        },
-    })?;
+    let metadata = std::fs::metadata(path).map_err(|e| IndexError::on_user_path(path, e))?;
     if !metadata.is_dir() {
         return Err(IndexError::NotADirectory(path.to_path_buf()));
     }

@@ -54,6 +54,19 @@ pub enum IndexError {
 
 pub type Result<T, E = IndexError> = std::result::Result<T, E>;
 
+impl IndexError {
+    /// An I/O error on a path the user named: "not found" becomes [`IndexError::MissingPath`].
+    pub(crate) fn on_user_path(path: &std::path::Path, source: std::io::Error) -> IndexError {
+        match source.kind() {
+            std::io::ErrorKind::NotFound => IndexError::MissingPath(path.to_path_buf()),
+            _ => IndexError::Io {
+                path: path.to_path_buf(),
+                source,
+            },
+        }
+    }
+}
+
 pub(crate) trait IoContext<T> {
     fn at(self, path: impl Into<PathBuf>) -> Result<T>;
 }

@@ -70,13 +70,7 @@ fn generation_from_payload(payload: &str) -> Option<u64> {
 
 /// The nearest directory at or above `start` that holds an index (like git finds `.git`).
 pub fn find_root(start: &Path) -> Result<PathBuf> {
-    let start = std::fs::canonicalize(start).map_err(|e| match e.kind() {
-        std::io::ErrorKind::NotFound => IndexError::MissingPath(start.to_path_buf()),
-        _ => IndexError::Io {
-            path: start.to_path_buf(),
-            source: e,
-        },
-    })?;
+    let start = std::fs::canonicalize(start).map_err(|e| IndexError::on_user_path(start, e))?;
     let mut current = Some(start.as_path());
     while let Some(dir) = current {
         if dir.join(INDEX_DIR).join(FORMAT_FILE).is_file() {

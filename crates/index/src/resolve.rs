@@ -26,7 +26,7 @@ const MAX_CHAIN_STEPS: usize = 8;
 
 thread_local! {
     /// (resolution run, path key) → symbols; entries of other runs are ignored.
-    static CHASE_CACHE: std::cell::RefCell<(u64, HashMap<String, Vec<u32>>)> =
+    static CHASE_CACHE: std::cell::RefCell<(u64, HashMap<u64, Vec<u32>>)> =
         std::cell::RefCell::new((0, HashMap::default()));
 }
 
@@ -55,12 +55,12 @@ struct ModuleScope {
 #[derive(Default)]
 struct Chase {
     steps: usize,
-    seen: HashSet<String>,
+    seen: HashSet<u64>,
 }
 
 impl Chase {
     /// Whether `key` may be visited (not seen before, budget left).
-    fn visit(&mut self, key: String) -> bool {
+    fn visit(&mut self, key: u64) -> bool {
         self.steps += 1;
         self.steps <= MAX_CHAIN_STEPS && self.seen.insert(key)
     }
@@ -280,9 +280,9 @@ struct Tables<'a> {
     by_member: HashMap<String, Vec<u32>>,
     rust_modules: Vec<Option<RustModule>>,
     /// `crate_key|a::b::Name` → symbols.
-    rust_paths: HashMap<String, Vec<u32>>,
+    rust_paths: HashMap<u64, Vec<u32>>,
     /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
-    rust_imports: HashMap<String, ModuleScope>,
+    rust_imports: HashMap<u64, ModuleScope>,
     /// Per crate, hashes of every name defined or imported in it: a path whose last
     /// segment is not among them cannot resolve there, which settles most lookups
     /// without chasing re-exports.
@@ -298,8 +298,58 @@ fn name_hash(name: &str) -> u64 {
     BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
 }
 
-fn rust_key(crate_key: &str, path: &[String]) -> String {
-    format!("{crate_key}|{}", path.join("::"))
+/// FNV-1a, fed piecewise: hashing `a` then `b` equals hashing `ab`, so a key can be built
+/// from segments or from an already joined path alike.
+struct PathHasher(u64);
+
+impl PathHasher {
+    fn new() -> Self {
+        PathHasher(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, text: &str) {
+        for byte in text.bytes() {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// The lookup key of `crate_key|a::b::c`, as a 64-bit hash: the path tables hold a million
+/// entries on large corpora, and string keys cost more memory than the rest of
+/// resolution. (A collision would need two of those million paths to share 64 bits.)
+fn rust_key(crate_key: &str, path: &[String]) -> u64 {
+    let mut hasher = PathHasher::new();
+    hasher.write(crate_key);
+    hasher.write("|");
+    for (i, segment) in path.iter().enumerate() {
+        if i > 0 {
+            hasher.write("::");
+        }
+        hasher.write(segment);
+    }
+    hasher.0
+}
+
+/// [`rust_key`] of an already `::`-joined path.
+fn rust_key_joined(crate_key: &str, joined: &str) -> u64 {
+    let mut hasher = PathHasher::new();
+    hasher.write(crate_key);
+    hasher.write("|");
+    hasher.write(joined);
+    hasher.0
+}
+
+/// One reference being resolved, with what its file knows around it.
+struct Use<'a> {
+    fid: u32,
+    facts: &'a CompactFacts,
+    name: &'a str,
+    r: &'a LocalRef,
+    qualifier: Option<&'a str>,
+    enclosing: Option<&'a Definition>,
+    /// Every definition in the repository with this name.
+    candidates: &'a [u32],
 }
 
 #[derive(Clone, Copy)]
@@ -408,7 +458,7 @@ pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> St
                 if let Some(m) = &module {
                     tables
                         .rust_paths
-                        .entry(format!("{}|{qualified}", m.crate_key))
+                        .entry(rust_key_joined(&m.crate_key, &qualified))
                         .or_default()
                         .push(sid);
                     vocabulary.push(name_hash(&d.name));
@@ -608,10 +658,19 @@ impl Tables<'_> {
             let outcome = match memo.get(&key) {
                 Some(&outcome) => outcome,
                 None => {
+                    let reference = Use {
+                        fid,
+                        facts,
+                        name,
+                        r,
+                        qualifier,
+                        enclosing,
+                        candidates,
+                    };
                     let outcome = if ecma {
-                        self.resolve_ecma(fid, facts, name, r, qualifier, enclosing, candidates)
+                        self.resolve_ecma(&reference)
                     } else {
-                        self.resolve_rust(fid, facts, name, r, qualifier, enclosing, candidates)
+                        self.resolve_rust(&reference)
                     };
                     memo.insert(key, outcome);
                     outcome
@@ -812,13 +871,13 @@ impl Tables<'_> {
         }) {
             return found;
         }
-        if !chase.visit(key.clone()) {
+        if !chase.visit(key) {
             return Vec::new();
         }
         let found = self.chase_reexports(crate_key, path, chase);
         CHASE_CACHE.with(|c| {
             let mut cache = c.borrow_mut();
-            if cache.0 != self.run || cache.1.len() > 500_000 {
+            if cache.0 != self.run || cache.1.len() > 200_000 {
                 cache.1.clear();
                 cache.0 = self.run;
             }
@@ -871,17 +930,16 @@ impl Tables<'_> {
         Some((module.crate_key.clone(), path))
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn resolve_rust(
-        &self,
-        fid: u32,
-        facts: &CompactFacts,
-        name: &str,
-        r: &LocalRef,
-        qualifier: Option<&str>,
-        enclosing: Option<&Definition>,
-        candidates: &[u32],
-    ) -> Outcome {
+    fn resolve_rust(&self, reference: &Use<'_>) -> Outcome {
+        let Use {
+            fid,
+            facts,
+            name,
+            r,
+            qualifier,
+            enclosing,
+            candidates,
+        } = *reference;
         let Some(module) = self.rust_modules[fid as usize].as_ref() else {
             return Outcome::Drop;
         };
@@ -1079,7 +1137,11 @@ impl Tables<'_> {
 
     /// Symbols that module `fid` exports as `name`, following re-exports.
     fn ecma_export(&self, fid: u32, name: &str, chase: &mut Chase) -> Vec<u32> {
-        if !chase.visit(format!("{fid}:{name}")) {
+        let mut key = PathHasher::new();
+        key.write(&fid.to_string());
+        key.write(":");
+        key.write(name);
+        if !chase.visit(key.0) {
             return Vec::new();
         }
         if name == "default" {
@@ -1116,17 +1178,16 @@ impl Tables<'_> {
         Vec::new()
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn resolve_ecma(
-        &self,
-        fid: u32,
-        facts: &CompactFacts,
-        name: &str,
-        r: &LocalRef,
-        qualifier: Option<&str>,
-        enclosing: Option<&Definition>,
-        candidates: &[u32],
-    ) -> Outcome {
+    fn resolve_ecma(&self, reference: &Use<'_>) -> Outcome {
+        let Use {
+            fid,
+            facts,
+            name,
+            r,
+            qualifier,
+            enclosing,
+            candidates,
+        } = *reference;
         let kind = r.kind;
         let compatible = |s: &Symbol| kind.can_refer_to(s.kind);
         let base = self.file_base[fid as usize];
