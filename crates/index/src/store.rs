@@ -398,16 +398,19 @@ pub struct Store {
     sections: HashMap<u32, std::ops::Range<usize>>,
 }
 
+/// Reads are total: out of range (only in a damaged file) reads as 0, never a panic.
 fn le_u32(bytes: &[u8], at: usize) -> u32 {
-    let mut b = [0u8; 4];
-    b.copy_from_slice(&bytes[at..at + 4]);
-    u32::from_le_bytes(b)
+    bytes
+        .get(at..at.saturating_add(4))
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
 }
 
 fn le_u64(bytes: &[u8], at: usize) -> u64 {
-    let mut b = [0u8; 8];
-    b.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_le_bytes(b)
+    bytes
+        .get(at..at.saturating_add(8))
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
 }
 
 impl Store {
@@ -593,8 +596,15 @@ impl Store {
         })
     }
 
+    /// The name id of symbol `id`; `u32::MAX` (no name) for an id out of range, which only
+    /// a damaged file can hold.
     fn symbol_name_id(&self, id: u32) -> u32 {
-        le_u32(self.section(Section::Symbols), id as usize * SYMBOL_RECORD)
+        let symbols = self.section(Section::Symbols);
+        let at = id as usize * SYMBOL_RECORD;
+        if at + SYMBOL_RECORD > symbols.len() {
+            return NONE;
+        }
+        le_u32(symbols, at)
     }
 
     /// Ids of the symbols named exactly `name`, ordered by file and line.
@@ -779,6 +789,34 @@ mod tests {
         assert_eq!(refs[0].target, Some(0));
         assert_eq!(store.refs_in_file(0).count(), 1);
         assert_eq!(store.meta()["generation"], 3);
+    }
+
+    #[test]
+    fn damaged_tables_do_not_panic_lookups() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write(dir.path(), &sample(), 1).expect("write");
+        let clean = std::fs::read(&path).expect("read");
+        // Flip every byte after the header, one at a time: opening either fails cleanly
+        // or every lookup answers without panicking.
+        for at in HEADER_BYTES..clean.len() {
+            let mut bytes = clean.clone();
+            bytes[at] ^= 0xFF;
+            std::fs::write(&path, &bytes).expect("write");
+            if let Ok(store) = Store::open(&path) {
+                let _ = store.symbols_named("alpha");
+                let _ = store.symbols_named("beta");
+                let _ = store.refs_named(1).count();
+                let _ = store.refs_in_file(0).count();
+                let _ = store.file_id("src/lib.rs");
+                for id in 0..3 {
+                    let _ = store.symbol(id);
+                    let _ = store.reference(id);
+                    let _ = store.file(id);
+                }
+                let _ = store.meta();
+                let _ = store.names().count();
+            }
+        }
     }
 
     #[test]

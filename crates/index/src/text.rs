@@ -171,8 +171,8 @@ pub(crate) fn identifier_terms(identifier: &str) -> Vec<String> {
 pub(crate) struct CodeTokenizer;
 
 pub(crate) struct CodeTokenStream {
-    tokens: Vec<Token>,
-    next: usize,
+    tokens: std::vec::IntoIter<Token>,
+    current: Token,
 }
 
 impl Tokenizer for CodeTokenizer {
@@ -191,27 +191,30 @@ impl Tokenizer for CodeTokenizer {
                 });
             }
         }
-        CodeTokenStream { tokens, next: 0 }
+        CodeTokenStream {
+            tokens: tokens.into_iter(),
+            current: Token::default(),
+        }
     }
 }
 
 impl TokenStream for CodeTokenStream {
     fn advance(&mut self) -> bool {
-        if self.next < self.tokens.len() {
-            self.next += 1;
-            true
-        } else {
-            false
+        match self.tokens.next() {
+            Some(token) => {
+                self.current = token;
+                true
+            }
+            None => false,
         }
     }
 
     fn token(&self) -> &Token {
-        &self.tokens[self.next.saturating_sub(1).min(self.tokens.len() - 1)]
+        &self.current
     }
 
     fn token_mut(&mut self) -> &mut Token {
-        let i = self.next.saturating_sub(1).min(self.tokens.len() - 1);
-        &mut self.tokens[i]
+        &mut self.current
     }
 }
 
