@@ -2,6 +2,7 @@
 //! and the text index together as one new generation.
 //!
 //! Commit protocol (what makes a killed build harmless):
+//! 0. The text index's new segments are written (`prepare_commit`), unpublished.
 //! 1. `graph-<g+1>.bin` is written under a temporary name, synced and renamed.
 //! 2. The text index commits with `{"generation": g+1}` as its payload. Tantivy swaps its
 //!    `meta.json` by rename, so this is the single commit point for both.
@@ -259,11 +260,16 @@ pub fn build_index(
             .unwrap_or(0),
     });
     trace(&started, "parsed");
+    // Finish the text index's segments now (nothing is published until the commit
+    // below), so its indexing buffers are freed before resolution needs the memory.
+    let mut prepared = writer.prepare_commit()?;
+    trace(&started, "text segments written");
     let data = pool.install(|| resolve(parsed_files, meta));
     trace(&started, "resolved");
     let generation = previous_generation + 1;
     store::write(&dir, &data, generation)?;
-    let mut prepared = writer.prepare_commit()?;
+    let (symbols, references) = (data.symbols.len(), data.refs.len());
+    drop(data);
     prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
     prepared.commit()?;
     writer.wait_merging_threads()?;
@@ -283,8 +289,8 @@ pub fn build_index(
                 reason: s.reason.to_string(),
             })
             .collect(),
-        symbols: data.symbols.len(),
-        references: data.refs.len(),
+        symbols,
+        references,
         syntax_errors,
         timed_out,
         source_bytes,

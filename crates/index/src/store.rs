@@ -6,7 +6,8 @@
 //! deserialization on the query path.
 //!
 //! Layout (all integers little-endian): a header (`MCURGRPH`, format version, section
-//! count, generation), a section table, then the sections, each 8-byte aligned:
+//! count, generation), a section table, then the sections, each 8-byte aligned and in
+//! any order (the table says where each one is):
 //!
 //! | section | content |
 //! |---|---|
@@ -208,114 +209,111 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-/// Serializes `data` into the section layout.
-fn encode(data: &StoreData, generation: u64) -> Vec<Vec<u8>> {
-    let mut strings = StringsBuilder::default();
-    let mut names = Vec::with_capacity(data.names.len() * 8);
-    for name in &data.names {
-        let (o, l) = strings.add(name);
-        put_u32(&mut names, o);
-        put_u32(&mut names, l);
-    }
-    let mut files = Vec::with_capacity(data.files.len() * FILE_RECORD);
-    for f in &data.files {
-        let (o, l) = strings.add(&f.path);
-        put_u32(&mut files, o);
-        put_u32(&mut files, l);
-        files.push(lang_code(f.lang));
-        files.push(u8::from(f.syntax_errors) | (u8::from(f.timed_out) << 1));
-        files.extend_from_slice(&[0, 0]);
-        put_u32(&mut files, f.symbols.0);
-        put_u32(&mut files, f.symbols.1);
-        put_u32(&mut files, 0);
-        put_u64(&mut files, f.size);
-        put_u64(&mut files, f.mtime_ns as u64);
-        put_u64(&mut files, f.hash);
-    }
-    let mut symbols = Vec::with_capacity(data.symbols.len() * SYMBOL_RECORD);
-    for s in &data.symbols {
-        for v in [
-            s.name,
-            s.file,
-            s.parent,
-            s.line,
-            s.column,
-            s.end_line,
-            s.end_column,
-        ] {
-            put_u32(&mut symbols, v);
+/// Encodes one section (all but the strings, which accumulate across sections).
+fn encode_section<'a>(
+    section: Section,
+    data: &'a StoreData,
+    strings: &mut StringsBuilder<'a>,
+    generation: u64,
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    match section {
+        Section::Names => {
+            for name in &data.names {
+                let (o, l) = strings.add(name);
+                put_u32(&mut out, o);
+                put_u32(&mut out, l);
+            }
         }
-        symbols.extend_from_slice(&[kind_code(s.kind), 0, 0, 0]);
-        let name = data.names.get(s.name as usize).map_or("", String::as_str);
-        let prefix = qualified_prefix(&s.qualified, name);
-        for text in [prefix, &s.signature, &s.doc] {
-            let (o, l) = strings.add(text);
-            put_u32(&mut symbols, o);
-            put_u32(&mut symbols, l);
+        Section::Files => {
+            for f in &data.files {
+                let (o, l) = strings.add(&f.path);
+                put_u32(&mut out, o);
+                put_u32(&mut out, l);
+                out.push(lang_code(f.lang));
+                out.push(u8::from(f.syntax_errors) | (u8::from(f.timed_out) << 1));
+                out.extend_from_slice(&[0, 0]);
+                put_u32(&mut out, f.symbols.0);
+                put_u32(&mut out, f.symbols.1);
+                put_u32(&mut out, 0);
+                put_u64(&mut out, f.size);
+                put_u64(&mut out, f.mtime_ns as u64);
+                put_u64(&mut out, f.hash);
+            }
         }
-    }
-    let mut by_name: Vec<u32> = (0..data.symbols.len() as u32).collect();
-    by_name.sort_by_key(|&i| {
-        let s = &data.symbols[i as usize];
-        (s.name, s.file, s.line, s.column)
-    });
-    let symbols_by_name: Vec<u8> = by_name.iter().flat_map(|v| v.to_le_bytes()).collect();
-
-    let mut refs = Vec::with_capacity(data.refs.len() * REF_RECORD);
-    for r in &data.refs {
-        for v in [r.name, r.file, r.line, r.column, r.target, r.enclosing] {
-            put_u32(&mut refs, v);
+        Section::Symbols => {
+            for s in &data.symbols {
+                for v in [
+                    s.name,
+                    s.file,
+                    s.parent,
+                    s.line,
+                    s.column,
+                    s.end_line,
+                    s.end_column,
+                ] {
+                    put_u32(&mut out, v);
+                }
+                out.extend_from_slice(&[kind_code(s.kind), 0, 0, 0]);
+                let name = data.names.get(s.name as usize).map_or("", String::as_str);
+                let prefix = qualified_prefix(&s.qualified, name);
+                for text in [prefix, &s.signature, &s.doc] {
+                    let (o, l) = strings.add(text);
+                    put_u32(&mut out, o);
+                    put_u32(&mut out, l);
+                }
+            }
         }
-        refs.extend_from_slice(&[
-            ref_kind_code(r.kind),
-            u8::from(r.confidence == Confidence::Heuristic),
-            r.shape as u8,
-            0,
-        ]);
+        Section::SymbolsByName => {
+            let mut by_name: Vec<u32> = (0..data.symbols.len() as u32).collect();
+            by_name.sort_by_key(|&i| {
+                let s = &data.symbols[i as usize];
+                (s.name, s.file, s.line, s.column)
+            });
+            out = by_name.iter().flat_map(|v| v.to_le_bytes()).collect();
+        }
+        Section::Refs => {
+            for r in &data.refs {
+                for v in [r.name, r.file, r.line, r.column, r.target, r.enclosing] {
+                    put_u32(&mut out, v);
+                }
+                out.extend_from_slice(&[
+                    ref_kind_code(r.kind),
+                    u8::from(r.confidence == Confidence::Heuristic),
+                    r.shape as u8,
+                    0,
+                ]);
+            }
+        }
+        Section::RefsByFile => {
+            let mut by_file: Vec<u32> = (0..data.refs.len() as u32).collect();
+            by_file.sort_by_key(|&i| {
+                let r = &data.refs[i as usize];
+                (r.file, r.line, r.column)
+            });
+            out = by_file.iter().flat_map(|v| v.to_le_bytes()).collect();
+        }
+        Section::Meta => {
+            let mut meta = data.meta.clone();
+            if let Some(object) = meta.as_object_mut() {
+                object.insert("generation".into(), generation.into());
+            }
+            out = serde_json::to_vec(&meta).unwrap_or_default();
+        }
+        // Written last, from the builder.
+        Section::Strings => {}
     }
-    let mut by_file: Vec<u32> = (0..data.refs.len() as u32).collect();
-    by_file.sort_by_key(|&i| {
-        let r = &data.refs[i as usize];
-        (r.file, r.line, r.column)
-    });
-    let refs_by_file: Vec<u8> = by_file.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let mut meta = data.meta.clone();
-    if let Some(object) = meta.as_object_mut() {
-        object.insert("generation".into(), generation.into());
-    }
-    let meta = serde_json::to_vec(&meta).unwrap_or_default();
-    vec![
-        strings.bytes,
-        names,
-        files,
-        symbols,
-        symbols_by_name,
-        refs,
-        refs_by_file,
-        meta,
-    ]
+    out
 }
 
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
+///
+/// Sections are encoded and written one at a time (strings last, once every other section
+/// has added its strings), and the header is written over its placeholder at the end:
+/// only one section's bytes are in memory at once.
 pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<PathBuf> {
-    let sections = encode(data, generation);
-    let mut header = Vec::new();
-    header.extend_from_slice(MAGIC);
-    put_u32(&mut header, FORMAT_VERSION);
-    put_u32(&mut header, sections.len() as u32);
-    put_u64(&mut header, generation);
-    let mut offset = (HEADER_BYTES + SECTION_ENTRY_BYTES * sections.len()) as u64;
-    let mut paddings = Vec::with_capacity(sections.len());
-    for (kind, bytes) in SECTIONS.iter().zip(&sections) {
-        let aligned = offset.div_ceil(8) * 8;
-        paddings.push((aligned - offset) as usize);
-        offset = aligned;
-        put_u32(&mut header, *kind as u32);
-        put_u32(&mut header, 0);
-        put_u64(&mut header, offset);
-        put_u64(&mut header, bytes.len() as u64);
-        offset += bytes.len() as u64;
-    }
+    use std::io::{Seek, SeekFrom};
+
     let path = dir.join(graph_file_name(generation));
     let tmp = tempfile::Builder::new()
         .prefix(".graph-")
@@ -324,11 +322,41 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
         .at(dir)?;
     let tmp_path = tmp.path().to_path_buf();
     let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
-    out.write_all(&header).at(&tmp_path)?;
-    for (bytes, padding) in sections.iter().zip(paddings) {
-        out.write_all(&[0u8; 8][..padding]).at(&tmp_path)?;
-        out.write_all(bytes).at(&tmp_path)?;
+    let header_len = HEADER_BYTES + SECTION_ENTRY_BYTES * SECTIONS.len();
+    out.write_all(&vec![0u8; header_len]).at(&tmp_path)?;
+    let mut offset = header_len as u64;
+    let mut table = Vec::with_capacity(SECTIONS.len());
+    let mut strings = StringsBuilder::default();
+    let order = SECTIONS
+        .iter()
+        .copied()
+        .filter(|s| *s != Section::Strings)
+        .chain(std::iter::once(Section::Strings));
+    for section in order {
+        let bytes = match section {
+            Section::Strings => std::mem::take(&mut strings.bytes),
+            other => encode_section(other, data, &mut strings, generation),
+        };
+        let aligned = offset.div_ceil(8) * 8;
+        out.write_all(&[0u8; 8][..(aligned - offset) as usize])
+            .at(&tmp_path)?;
+        out.write_all(&bytes).at(&tmp_path)?;
+        table.push((section, aligned, bytes.len() as u64));
+        offset = aligned + bytes.len() as u64;
     }
+    let mut header = Vec::with_capacity(header_len);
+    header.extend_from_slice(MAGIC);
+    put_u32(&mut header, FORMAT_VERSION);
+    put_u32(&mut header, table.len() as u32);
+    put_u64(&mut header, generation);
+    for (section, at, len) in table {
+        put_u32(&mut header, section as u32);
+        put_u32(&mut header, 0);
+        put_u64(&mut header, at);
+        put_u64(&mut header, len);
+    }
+    out.seek(SeekFrom::Start(0)).at(&tmp_path)?;
+    out.write_all(&header).at(&tmp_path)?;
     let tmp = out.into_inner().map_err(|e| IndexError::Io {
         path: tmp_path.clone(),
         source: e.into_error(),
