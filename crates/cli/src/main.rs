@@ -261,9 +261,10 @@ fn open(cwd: &Path) -> Result<Index> {
 }
 
 fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
+    // Like git: without a PATH, refresh the index that covers this directory, if any.
     let root = match &args.path {
         Some(p) => cwd.join(p),
-        None => cwd.to_path_buf(),
+        None => mcursor_index::find_root(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
     };
     let options = BuildOptions {
         max_file_size: args.max_file_size,
@@ -359,8 +360,9 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
     if out.json {
         out.json_value(&hits)?;
     } else {
+        let several_targets = targets.len() > 1;
         for hit in &hits {
-            render::reference(out, hit)?;
+            render::reference(out, hit, several_targets)?;
         }
         if hits.is_empty() {
             render::message(&format!(

@@ -112,8 +112,14 @@ pub fn symbol(out: &mut Out, hit: &SymbolHit) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn reference(out: &mut Out, hit: &RefHit) -> anyhow::Result<()> {
+/// One reference; `show_target` names what it refers to (when the query matched several
+/// definitions).
+pub fn reference(out: &mut Out, hit: &RefHit, show_target: bool) -> anyhow::Result<()> {
     let mut note = hit.kind.to_owned();
+    if show_target {
+        note.push_str(" of ");
+        note.push_str(&hit.target);
+    }
     if let Some(enclosing) = &hit.enclosing {
         note.push_str(" in ");
         note.push_str(enclosing);
