@@ -2,12 +2,13 @@
 //!
 //! The code tokenizer keeps each identifier whole (lowercased) and adds its sub-words at the
 //! same position: `parse_file`, `parseFile` and `ParseFile` all yield `parse` and `file`,
-//! and `pm_resume` stays findable as one term. File contents are indexed but not stored;
-//! matching lines are read back from the files themselves, which keeps the index small.
+//! and `pm_resume` stays findable as one term. File contents are indexed without
+//! positions and not stored: tantivy narrows the search to files, and matching lines
+//! (phrases included) are found by reading those files, which keeps the index small.
 
 use std::path::Path;
 
-use tantivy::query::{BooleanQuery, Occur, PhraseQuery, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, STORED, STRING, Schema, TextFieldIndexing, TextOptions,
 };
@@ -34,7 +35,9 @@ pub(crate) fn schema() -> (Schema, TextFields) {
     let lang = builder.add_text_field("lang", STRING);
     let indexing = TextFieldIndexing::default()
         .set_tokenizer(TOKENIZER)
-        .set_index_option(IndexRecordOption::WithFreqsAndPositions);
+        // No positions: a phrase is looked up as all of its words, and adjacency is then
+        // checked on the matching lines themselves. Positions would double the index.
+        .set_index_option(IndexRecordOption::WithFreqs);
     let content = builder.add_text_field(
         "content",
         TextOptions::default().set_indexing_options(indexing),
@@ -312,9 +315,9 @@ pub(crate) fn build_query(
                     (Occur::Should, Box::new(BooleanQuery::new(all_parts))),
                 ]))
             }
-            QueryPart::Phrase(words) => {
-                Box::new(PhraseQuery::new(words.iter().map(|w| term(w)).collect()))
-            }
+            QueryPart::Phrase(words) => Box::new(BooleanQuery::new(
+                words.iter().map(|w| (Occur::Must, term_query(w))).collect(),
+            )),
         };
         clauses.push((Occur::Must, query));
     }
