@@ -293,6 +293,13 @@ struct Tables<'a> {
     file_ids: HashMap<&'a str, u32>,
 }
 
+/// A phase's duration on stderr when `MCURSOR_TRACE` is set.
+fn trace_phase(what: &str, since: std::time::Instant) {
+    if std::env::var_os("MCURSOR_TRACE").is_some() {
+        eprintln!("[mcursor] {what} in {} ms", since.elapsed().as_millis());
+    }
+}
+
 fn name_hash(name: &str) -> u64 {
     use std::hash::{BuildHasher, BuildHasherDefault};
     BuildHasherDefault::<rustc_hash::FxHasher>::default().hash_one(name)
@@ -361,6 +368,7 @@ enum Outcome {
 
 /// Resolves every file's references and assembles the store tables.
 pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
+    let started = std::time::Instant::now();
     // Signatures and doc comments go straight to the store; resolution never reads them,
     // so they are moved out instead of copied.
     let mut texts: Vec<(String, String)> = Vec::new();
@@ -559,20 +567,20 @@ pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> St
         row.name = tables.by_name.get(symbol.name.as_str()).map_or(0, |e| e.0);
     }
     let phase = std::time::Instant::now();
+    trace_phase("tables built", started);
     let per_file: Vec<Vec<RefRow>> = (0..files.len() as u32)
         .into_par_iter()
         .map(|fid| tables.resolve_file(fid))
         .collect();
-    if std::env::var_os("MCURSOR_TRACE").is_some() {
-        eprintln!(
-            "[mcursor] references resolved in {} ms",
-            phase.elapsed().as_millis()
-        );
-    }
+    trace_phase("references resolved", phase);
+    let phase = std::time::Instant::now();
     let mut refs: Vec<RefRow> = per_file.into_iter().flatten().collect();
-    refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
+    refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
+    trace_phase("references sorted", phase);
+    // Freeing a million small allocations takes a while; let it overlap the store write.
     drop(tables);
+    std::thread::spawn(move || drop(files));
     StoreData {
         names,
         files: file_rows,
