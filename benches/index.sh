@@ -16,7 +16,7 @@ if [ ! -d "$corpus" ]; then
   mkdir -p "$(dirname "$corpus")"
   cargo vendor --versioned-dirs --quiet "$corpus" >/dev/null
 fi
-echo "corpus: $corpus ($(du -sh "$corpus" | cut -f1), $(find "$corpus" -name '*.rs' | wc -l) .rs files)"
+echo "corpus: $corpus ($(du -sh --exclude=.mcursor "$corpus" | cut -f1), $(find "$corpus" -name '*.rs' | wc -l) .rs files)"
 echo "cpus: $(nproc)"
 
 # Cold index next to the parse ceiling, alternated so drift hits both alike.
