@@ -88,7 +88,8 @@ enum DebugCommand {
 struct IndexArgs {
     /// The repository root to index.
     path: Option<PathBuf>,
-    /// Rebuild from scratch.
+    /// Rebuild even if no file changed (a build otherwise rewrites the whole index when
+    /// anything changed, and does nothing when nothing did).
     #[arg(long)]
     full: bool,
     /// Skip files larger than this many bytes.
@@ -275,9 +276,8 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
         } else {
             LockWait::Wait
         },
+        full: args.full,
     };
-    // Every build rewrites the whole index today, so `--full` only states the intent.
-    let _ = args.full;
     let bar = render::progress_bar();
     let report = |p: Progress| match p {
         Progress::WaitingForLock { holder } => {

@@ -184,6 +184,14 @@ fn megabytes(bytes: u64) -> String {
 }
 
 pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
+    if s.unchanged {
+        writeln!(
+            out.stream,
+            "index is current: no file changed since generation {} ({} files, {} symbols, {} references); `mcursor index --full` rebuilds it anyway",
+            s.generation, s.files, s.symbols, s.references
+        )?;
+        return Ok(());
+    }
     let parsed: Vec<String> = s.parsed.iter().map(|(l, n)| format!("{n} {l}")).collect();
     writeln!(
         out.stream,

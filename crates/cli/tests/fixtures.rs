@@ -178,3 +178,30 @@ fn a_missing_name_exits_1_and_labels_suggestions() {
     assert_eq!(output.status.code(), Some(1));
     assert_eq!(common::stdout(&output).trim(), "[]");
 }
+
+#[test]
+fn an_unchanged_tree_is_not_rebuilt_and_a_changed_one_is() {
+    let dir = fixture("rust-basic");
+    let run = |args: &[&str]| -> serde_json::Value {
+        let output = common::mcursor(dir.path(), args);
+        assert!(output.status.success(), "{}", common::stderr(&output));
+        serde_json::from_slice(&output.stdout).expect("index json")
+    };
+    let first = run(&["index", "--json"]);
+    assert_eq!(first["unchanged"], false);
+    let second = run(&["index", "--json"]);
+    assert_eq!(second["unchanged"], true, "{second}");
+    assert_eq!(second["generation"], first["generation"]);
+    assert_eq!(second["symbols"], first["symbols"]);
+    let forced = run(&["index", "--json", "--full"]);
+    assert_eq!(forced["unchanged"], false);
+    std::fs::write(
+        dir.path().join("src/config.rs"),
+        "pub fn renamed_config() {}\n",
+    )
+    .expect("write");
+    let third = run(&["index", "--json"]);
+    assert_eq!(third["unchanged"], false, "{third}");
+    assert_eq!(query(dir.path(), &["find", "renamed_config"]).0, 0);
+    assert_eq!(query(dir.path(), &["find", "default_retries"]).0, 1);
+}

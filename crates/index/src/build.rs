@@ -38,6 +38,8 @@ pub struct BuildOptions {
     pub parse_timeout: Duration,
     /// Wait for another writer (default) or fail at once.
     pub lock_wait: LockWait,
+    /// Rebuild even when no file changed since the last build.
+    pub full: bool,
 }
 
 impl Default for BuildOptions {
@@ -49,6 +51,7 @@ impl Default for BuildOptions {
                 .unwrap_or(2),
             parse_timeout: ParseConfig::default().timeout,
             lock_wait: LockWait::Wait,
+            full: false,
         }
     }
 }
@@ -88,6 +91,8 @@ pub struct BuildSummary {
     pub index_bytes: u64,
     pub generation: u64,
     pub duration_ms: u64,
+    /// Nothing changed since the last build, so the index was left as it was.
+    pub unchanged: bool,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -158,6 +163,11 @@ pub fn build_index(
         })
     })?;
     prepare_format(&dir)?;
+    if !options.full
+        && let Some(summary) = unchanged_summary(&root, options, started)
+    {
+        return Ok(summary);
+    }
 
     let threads = options.threads.max(1);
     let (walked, mut skipped) = walk::walk(
@@ -297,6 +307,54 @@ pub fn build_index(
         index_bytes: dir_size(&dir),
         generation,
         duration_ms: started.elapsed().as_millis() as u64,
+        unchanged: false,
+    })
+}
+
+/// The summary of the existing index when it opens, was built with the same size limit,
+/// and no file was added, modified or deleted since (by size and modification time).
+fn unchanged_summary(
+    root: &Path,
+    options: &BuildOptions,
+    started: Instant,
+) -> Option<BuildSummary> {
+    let index = crate::Index::open_root(root).ok()?;
+    let store = index.store();
+    let meta = store.meta();
+    if meta.get("max_file_size").and_then(|v| v.as_u64()) != Some(options.max_file_size) {
+        return None;
+    }
+    let status = index.status();
+    if !status.current {
+        return None;
+    }
+    let counts = |key: &str| -> BTreeMap<String, usize> {
+        meta.get(key)
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .unwrap_or_default()
+    };
+    let files: Vec<_> = (0..store.file_count())
+        .filter_map(|i| store.file(i))
+        .collect();
+    Some(BuildSummary {
+        root: root.to_path_buf(),
+        files: files.len(),
+        parsed: counts("parsed"),
+        skipped: counts("skipped"),
+        skipped_files: Vec::new(),
+        symbols: store.symbol_count() as usize,
+        references: store.ref_count() as usize,
+        syntax_errors: files.iter().filter(|f| f.syntax_errors).count(),
+        timed_out: files
+            .iter()
+            .filter(|f| f.timed_out)
+            .map(|f| f.path.to_owned())
+            .collect(),
+        source_bytes: status.source_bytes,
+        index_bytes: status.index_bytes,
+        generation: status.generation,
+        duration_ms: started.elapsed().as_millis() as u64,
+        unchanged: true,
     })
 }
 
