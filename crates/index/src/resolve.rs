@@ -13,9 +13,7 @@ use std::collections::HashSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use mcursor_syntax::{
-    Definition, EXPRESSION_QUALIFIER, Import, ImportTarget, Lang, RefKind, SymbolKind,
-};
+use mcursor_syntax::{EXPRESSION_QUALIFIER, Import, ImportTarget, Lang, RefKind, SymbolKind};
 use rayon::prelude::*;
 
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
@@ -78,24 +76,74 @@ pub(crate) struct LocalRef {
     pub enclosing: u32,
 }
 
-/// One parsed file's facts in a compact form (the builder keeps every file's until
-/// resolution, so per-reference strings are interned per file).
+/// A definition as kept until resolution: integers into its file's tables, no
+/// allocations of its own.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Def {
+    name: u32,
+    kind: SymbolKind,
+    /// Index into [`CompactFacts::module_paths`].
+    modules: u32,
+    /// String id, or `NONE`.
+    container: u32,
+    parent: u32,
+    line: u32,
+    column: u32,
+    end_line: u32,
+    end_column: u32,
+    default_export: bool,
+    /// Byte ranges in [`CompactFacts::texts`].
+    signature: (u32, u32),
+    doc: (u32, u32),
+}
+
+/// One parsed file's facts in a compact form. The builder keeps every file's facts until
+/// resolution, so strings are interned per file and definitions are plain integers.
 #[derive(Debug, Default)]
 pub(crate) struct CompactFacts {
     pub strings: Vec<String>,
-    pub definitions: Vec<Definition>,
+    /// Distinct inline-module paths of this file's definitions.
+    module_paths: Vec<Vec<String>>,
+    /// Signatures and doc summaries, back to back.
+    texts: String,
+    definitions: Vec<Def>,
     pub references: Vec<LocalRef>,
     pub imports: Vec<Import>,
     pub default_export_name: Option<String>,
-    definitions_by_name: HashMap<String, Vec<u32>>,
+    /// String id → definitions with that name.
+    definitions_by_name: HashMap<u32, Vec<u32>>,
     imports_by_local: HashMap<String, Vec<u32>>,
 }
 
 impl CompactFacts {
-    /// This file's definitions named `name`, in source order.
-    fn definitions_named<'a>(&'a self, name: &str) -> impl Iterator<Item = (u32, &'a Definition)> {
+    fn string(&self, id: u32) -> &str {
+        self.strings.get(id as usize).map_or("", String::as_str)
+    }
+
+    fn name(&self, d: &Def) -> &str {
+        self.string(d.name)
+    }
+
+    fn modules(&self, d: &Def) -> &[String] {
+        self.module_paths
+            .get(d.modules as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    fn container(&self, d: &Def) -> Option<&str> {
+        (d.container != NONE).then(|| self.string(d.container))
+    }
+
+    fn text(&self, (start, len): (u32, u32)) -> &str {
+        self.texts
+            .get(start as usize..(start + len) as usize)
+            .unwrap_or("")
+    }
+
+    /// This file's definitions named by string id `name`, in source order.
+    fn definitions_named(&self, name: u32) -> impl Iterator<Item = (u32, &Def)> {
         self.definitions_by_name
-            .get(name)
+            .get(&name)
             .into_iter()
             .flatten()
             .map(|&i| (i, &self.definitions[i as usize]))
@@ -135,12 +183,42 @@ impl CompactFacts {
                 enclosing: r.enclosing.unwrap_or(NONE),
             })
             .collect();
-        let mut definitions_by_name: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, d) in facts.definitions.iter().enumerate() {
-            definitions_by_name
-                .entry(d.name.clone())
-                .or_default()
-                .push(i as u32);
+        let mut module_paths: Vec<Vec<String>> = Vec::new();
+        let mut module_ids: HashMap<Vec<String>, u32> = HashMap::default();
+        let mut texts = String::new();
+        let mut push_text = |text: &str| -> (u32, u32) {
+            let start = texts.len() as u32;
+            texts.push_str(text);
+            (start, text.len() as u32)
+        };
+        let mut definitions_by_name: HashMap<u32, Vec<u32>> = HashMap::default();
+        let mut definitions = Vec::with_capacity(facts.definitions.len());
+        for (i, d) in facts.definitions.into_iter().enumerate() {
+            let modules = match module_ids.get(&d.modules) {
+                Some(&id) => id,
+                None => {
+                    let id = module_paths.len() as u32;
+                    module_ids.insert(d.modules.clone(), id);
+                    module_paths.push(d.modules);
+                    id
+                }
+            };
+            let name = intern(d.name);
+            definitions_by_name.entry(name).or_default().push(i as u32);
+            definitions.push(Def {
+                name,
+                kind: d.kind,
+                modules,
+                container: d.container.map(&mut intern).unwrap_or(NONE),
+                parent: d.parent.unwrap_or(NONE),
+                line: d.start.line,
+                column: d.start.column,
+                end_line: d.end.line,
+                end_column: d.end.column,
+                default_export: d.default_export,
+                signature: push_text(&d.signature),
+                doc: push_text(&d.doc.map(doc_summary).unwrap_or_default()),
+            });
         }
         let mut imports_by_local: HashMap<String, Vec<u32>> = HashMap::default();
         for (i, import) in facts.imports.iter().enumerate() {
@@ -151,7 +229,9 @@ impl CompactFacts {
         }
         CompactFacts {
             strings,
-            definitions: facts.definitions,
+            module_paths,
+            texts,
+            definitions,
             references,
             imports: facts.imports,
             default_export_name: facts.default_export_name,
@@ -354,7 +434,7 @@ struct Use<'a> {
     name: &'a str,
     r: &'a LocalRef,
     qualifier: Option<&'a str>,
-    enclosing: Option<&'a Definition>,
+    enclosing: Option<&'a Def>,
     /// Every definition in the repository with this name.
     candidates: &'a [u32],
 }
@@ -367,22 +447,8 @@ enum Outcome {
 }
 
 /// Resolves every file's references and assembles the store tables.
-pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
+pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
     let started = std::time::Instant::now();
-    // Signatures and doc comments go straight to the store; resolution never reads them,
-    // so they are moved out instead of copied.
-    let mut texts: Vec<(String, String)> = Vec::new();
-    for file in &mut files {
-        if let Some(facts) = &mut file.facts {
-            for d in &mut facts.definitions {
-                texts.push((
-                    std::mem::take(&mut d.signature),
-                    d.doc.take().map(doc_summary).unwrap_or_default(),
-                ));
-            }
-        }
-    }
-    let mut texts = texts.into_iter();
     let cargo_dirs: HashSet<String> = files
         .iter()
         .filter_map(|f| {
@@ -451,12 +517,15 @@ pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> St
             let mut vocabulary: Vec<u64> = Vec::new();
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
+                let name = facts.name(d);
+                let container = facts.container(d);
+                let modules = facts.modules(d);
                 let mut qualified = String::with_capacity(64);
-                for part in std::iter::once(&file_prefix)
+                for part in std::iter::once(file_prefix.as_str())
                     .filter(|p| !p.is_empty())
-                    .chain(&d.modules)
-                    .chain(&d.container)
-                    .chain(std::iter::once(&d.name))
+                    .chain(modules.iter().map(String::as_str))
+                    .chain(container)
+                    .chain(std::iter::once(name))
                 {
                     if !qualified.is_empty() {
                         qualified.push_str(separator);
@@ -469,48 +538,51 @@ pub(crate) fn resolve(mut files: Vec<ParsedFile>, meta: serde_json::Value) -> St
                         .entry(rust_key_joined(&m.crate_key, &qualified))
                         .or_default()
                         .push(sid);
-                    vocabulary.push(name_hash(&d.name));
+                    vocabulary.push(name_hash(name));
                 }
-                if ecma && d.parent.is_none() && d.container.is_none() && d.modules.is_empty() {
+                if ecma && d.parent == NONE && container.is_none() && modules.is_empty() {
                     tables.ecma_exports[fid as usize]
-                        .entry(d.name.clone())
+                        .entry(name.to_owned())
                         .or_default()
                         .push(sid);
                     if d.default_export {
                         tables.ecma_default[fid as usize] = Some(sid);
                     }
                 }
-                match tables.by_name.get_mut(&d.name) {
+                match tables.by_name.get_mut(name) {
                     Some(entry) => entry.1.push(sid),
                     None => {
-                        tables.by_name.insert(d.name.clone(), (0, vec![sid]));
+                        tables.by_name.insert(name.to_owned(), (0, vec![sid]));
                     }
                 }
-                if let Some(container) = &d.container {
+                if let Some(container) = container {
                     tables
                         .by_member
-                        .entry(member_key(container, &d.name))
+                        .entry(member_key(container, name))
                         .or_default()
                         .push(sid);
                 }
                 tables.symbols.push(Symbol {
-                    name: d.name.clone(),
+                    name: name.to_owned(),
                     kind: d.kind,
                     ecma,
                 });
-                let (signature, doc) = texts.next().unwrap_or_default();
                 rows.push(SymbolRow {
                     name: 0,
                     file: fid,
-                    parent: d.parent.map(|p| base + p).unwrap_or(NONE),
-                    line: d.start.line,
-                    column: d.start.column,
-                    end_line: d.end.line,
-                    end_column: d.end.column,
+                    parent: if d.parent == NONE {
+                        NONE
+                    } else {
+                        base + d.parent
+                    },
+                    line: d.line,
+                    column: d.column,
+                    end_line: d.end_line,
+                    end_column: d.end_column,
                     kind: d.kind,
                     qualified,
-                    signature,
-                    doc,
+                    signature: facts.text(d.signature).to_owned(),
+                    doc: facts.text(d.doc).to_owned(),
                 });
             }
             if let Some(name) = &facts.default_export_name
@@ -638,15 +710,13 @@ impl Tables<'_> {
             };
         // The same use in the same context resolves the same way: remember outcomes by
         // (name, qualifier, kind, receiver, enclosing container and modules).
-        let mut contexts: HashMap<(&[String], Option<&str>), u32> = HashMap::default();
+        let mut contexts: HashMap<(u32, u32), u32> = HashMap::default();
         let context_of: Vec<u32> = facts
             .definitions
             .iter()
             .map(|d| {
                 let next = contexts.len() as u32;
-                *contexts
-                    .entry((d.modules.as_slice(), d.container.as_deref()))
-                    .or_insert(next)
+                *contexts.entry((d.modules, d.container)).or_insert(next)
             })
             .collect();
         let mut memo: HashMap<(u32, u32, RefKind, bool, u32), Outcome> = HashMap::default();
@@ -927,14 +997,15 @@ impl Tables<'_> {
     fn enclosing_type_path(
         &self,
         fid: u32,
-        enclosing: Option<&Definition>,
+        facts: &CompactFacts,
+        enclosing: Option<&Def>,
     ) -> Option<(String, Vec<String>)> {
         let module = self.rust_modules[fid as usize].as_ref()?;
         let definition = enclosing?;
-        let container = definition.container.as_ref()?;
+        let container = facts.container(definition)?;
         let mut path = module.path.clone();
-        path.extend(definition.modules.iter().cloned());
-        path.push(container.clone());
+        path.extend(facts.modules(definition).iter().cloned());
+        path.push(container.to_owned());
         Some((module.crate_key.clone(), path))
     }
 
@@ -960,7 +1031,7 @@ impl Tables<'_> {
                 return Outcome::Drop;
             };
             if q == "self"
-                && let Some((krate, mut path)) = self.enclosing_type_path(fid, enclosing)
+                && let Some((krate, mut path)) = self.enclosing_type_path(fid, facts, enclosing)
             {
                 path.push(name.to_owned());
                 if let Some(outcome) =
@@ -968,7 +1039,7 @@ impl Tables<'_> {
                 {
                     return outcome;
                 }
-                let container = enclosing.and_then(|d| d.container.as_deref()).unwrap_or("");
+                let container = enclosing.and_then(|d| facts.container(d)).unwrap_or("");
                 let same_type: Vec<u32> = self
                     .members(container, name)
                     .iter()
@@ -984,7 +1055,7 @@ impl Tables<'_> {
 
         let mut context = module.path.clone();
         if let Some(d) = enclosing {
-            context.extend(d.modules.iter().cloned());
+            context.extend(facts.modules(d).iter().cloned());
         }
 
         if let Some(q) = qualifier {
@@ -997,7 +1068,7 @@ impl Tables<'_> {
                 .filter(|s| !s.is_empty())
                 .collect();
             if segments.first().is_some_and(|s| s == "Self") {
-                match self.enclosing_type_path(fid, enclosing) {
+                match self.enclosing_type_path(fid, facts, enclosing) {
                     Some((_, path)) => {
                         segments.splice(0..1, ["crate".to_owned()].into_iter().chain(path));
                     }
@@ -1064,9 +1135,19 @@ impl Tables<'_> {
             }
         }
         let base = self.file_base[fid as usize];
-        let same_modules = enclosing.map(|d| d.modules.as_slice()).unwrap_or(&[]);
+        // Prefer definitions in the same inline module as the use (top level: none).
+        let same_modules = enclosing.map_or_else(
+            || {
+                facts
+                    .module_paths
+                    .iter()
+                    .position(Vec::is_empty)
+                    .map_or(NONE, |i| i as u32)
+            },
+            |d| d.modules,
+        );
         let mut local: Vec<u32> = facts
-            .definitions_named(name)
+            .definitions_named(r.name)
             .filter(|(_, d)| {
                 kind.can_refer_to(d.kind)
                     && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
@@ -1075,8 +1156,10 @@ impl Tables<'_> {
             .map(|(i, _)| base + i)
             .collect();
         local.sort_by_key(|&s| {
-            let d = &facts.definitions[(s - base) as usize];
-            d.modules.as_slice() != same_modules
+            facts
+                .definitions
+                .get((s - base) as usize)
+                .is_none_or(|d| d.modules != same_modules)
         });
         if let Some(&first) = local.first() {
             return Outcome::Resolved(first);
@@ -1201,10 +1284,10 @@ impl Tables<'_> {
         let base = self.file_base[fid as usize];
         if let Some(q) = qualifier {
             if r.receiver && q == "this" {
-                let container = enclosing.and_then(|d| d.container.as_deref());
+                let container = enclosing.map_or(NONE, |d| d.container);
                 if let Some((i, _)) = facts
-                    .definitions_named(name)
-                    .find(|(_, d)| container.is_some() && d.container.as_deref() == container)
+                    .definitions_named(r.name)
+                    .find(|(_, d)| container != NONE && d.container == container)
                 {
                     return Outcome::Resolved(base + i);
                 }
@@ -1236,8 +1319,8 @@ impl Tables<'_> {
                     }
                 }
             } else if let Some((i, _)) = facts
-                .definitions_named(name)
-                .find(|(_, d)| d.container.as_deref() == Some(q) && compatible_kind(kind, d.kind))
+                .definitions_named(r.name)
+                .find(|(_, d)| facts.container(d) == Some(q) && compatible_kind(kind, d.kind))
             {
                 return Outcome::Resolved(base + i);
             }
@@ -1253,7 +1336,7 @@ impl Tables<'_> {
                 }
             }
         }
-        if let Some((i, _)) = facts.definitions_named(name).find(|(_, d)| {
+        if let Some((i, _)) = facts.definitions_named(r.name).find(|(_, d)| {
             kind.can_refer_to(d.kind) && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
         }) {
             return Outcome::Resolved(base + i);
