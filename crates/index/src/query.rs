@@ -321,7 +321,7 @@ impl Index {
                 .collect()
         } else if query.prefix {
             let mut ids = Vec::new();
-            for name_id in self.names_with_prefix(last) {
+            for name_id in self.store.names_with_prefix(last) {
                 ids.extend(self.store.symbols_named(self.store.name(name_id)));
             }
             ids
@@ -347,22 +347,6 @@ impl Index {
         hits
     }
 
-    fn names_with_prefix(&self, prefix: &str) -> Vec<u32> {
-        let count = self.store.name_count();
-        let (mut low, mut high) = (0, count);
-        while low < high {
-            let mid = low + (high - low) / 2;
-            if self.store.name(mid) < prefix {
-                low = mid + 1;
-            } else {
-                high = mid;
-            }
-        }
-        (low..count)
-            .take_while(|&i| self.store.name(i).starts_with(prefix))
-            .collect()
-    }
-
     /// Names close to `name`, best first: same name in another case, names containing it,
     /// small edit distance. For "did you mean" suggestions and `--fuzzy`.
     pub fn similar_names(&self, name: &str, limit: usize) -> Vec<String> {
@@ -376,14 +360,23 @@ impl Index {
             .names()
             .filter(|n| *n != last)
             .filter_map(|n| {
-                let candidate = n.to_lowercase();
-                if candidate == lower {
+                // Cheap tests first: most of a large index's names are ruled out by length
+                // before any allocation or edit distance.
+                if n.len() == lower.len() && n.eq_ignore_ascii_case(&lower) {
                     return Some((0, 1.0, n));
                 }
-                if lower.len() >= 3 && candidate.contains(&lower) {
-                    return Some((1, lower.len() as f64 / candidate.len() as f64, n));
+                if lower.len() >= 3
+                    && n.len() > lower.len()
+                    && n.as_bytes()
+                        .windows(lower.len())
+                        .any(|w| w.eq_ignore_ascii_case(lower.as_bytes()))
+                {
+                    return Some((1, lower.len() as f64 / n.len() as f64, n));
                 }
-                let similarity = strsim::normalized_damerau_levenshtein(&lower, &candidate);
+                if n.len().abs_diff(lower.len()) > lower.len() / 4 + 1 {
+                    return None;
+                }
+                let similarity = strsim::normalized_damerau_levenshtein(&lower, &n.to_lowercase());
                 (similarity >= 0.75).then_some((2, similarity, n))
             })
             .collect();

@@ -556,6 +556,13 @@ impl Store {
         (index < count && self.name(index) == name).then_some(index)
     }
 
+    /// Ids of the names starting with `prefix`, in sorted order.
+    pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+        let count = self.name_count();
+        let first = partition_point(count, |i| self.name(i) < prefix);
+        (first..count).take_while(move |&i| self.name(i).starts_with(prefix))
+    }
+
     /// All names, in sorted order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         (0..self.name_count()).map(|i| self.name(i))
