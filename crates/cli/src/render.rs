@@ -70,7 +70,7 @@ pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
 pub fn progress_bar() -> ProgressBar {
     let bar = ProgressBar::new(0);
     if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} {msg:<28} [{bar:30}] {pos}/{len} files ({per_sec}, {eta})",
+        "{spinner} {msg:<28} [{bar:30}] {pos}/{len} files, {elapsed} (eta {eta})",
     ) {
         bar.set_style(style.progress_chars("=> "));
     }
