@@ -558,4 +558,23 @@ mod tests {
         // An odd trailing byte in UTF-16 must not panic.
         assert!(decode_source(vec![0xFF, 0xFE, 0x41]).is_ok());
     }
+
+    #[test]
+    fn a_file_deleted_after_the_walk_is_skipped_not_fatal() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let gone = walk::WalkedFile {
+            path: "gone.rs".into(),
+            absolute: dir.path().join("gone.rs"),
+            size: 10,
+            mtime_ns: 0,
+        };
+        match read_and_parse(&gone, &ParseConfig::default()) {
+            Err(Skipped {
+                path,
+                reason: SkipReason::Unreadable(_),
+            }) => assert_eq!(path, "gone.rs"),
+            Err(other) => panic!("unexpected skip {other:?}"),
+            Ok(_) => panic!("a missing file was read"),
+        }
+    }
 }

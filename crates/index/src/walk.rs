@@ -227,3 +227,56 @@ fn error_path(err: &ignore::Error) -> Option<&Path> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn walk_errors_become_skips_with_their_path() {
+        // Root runs CI, and root reads every directory; so the permission error an
+        // unreadable directory produces is fed in directly.
+        let root = Path::new("/repo");
+        let error = ignore::Error::WithPath {
+            path: root.join("private"),
+            err: Box::new(ignore::Error::Io(std::io::Error::from(
+                std::io::ErrorKind::PermissionDenied,
+            ))),
+        };
+        match classify(root, Err(error), 1024) {
+            Some(Err(Skipped {
+                path,
+                reason: SkipReason::Unreadable(why),
+            })) => {
+                assert_eq!(path, "private");
+                assert!(why.contains("ermission"), "{why}");
+            }
+            other => panic!("expected an unreadable skip, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_walk_reports_what_it_skips() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::write(root.join("a.rs"), "fn a() {}").expect("write");
+        std::fs::write(root.join("big.rs"), vec![b'x'; 2048]).expect("write");
+        std::fs::create_dir(root.join(INDEX_DIR)).expect("mkdir");
+        std::fs::write(root.join(INDEX_DIR).join("x.rs"), "fn x() {}").expect("write");
+        std::os::unix::fs::symlink(root.join("a.rs"), root.join("link.rs")).expect("symlink");
+        let (files, skipped) = walk(
+            root,
+            &WalkOptions {
+                max_file_size: 1024,
+                threads: 2,
+            },
+        );
+        let paths: Vec<&str> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["a.rs"]);
+        let reasons: Vec<(&str, &str)> = skipped
+            .iter()
+            .map(|s| (s.path.as_str(), s.reason.key()))
+            .collect();
+        assert_eq!(reasons, [("big.rs", "too_large"), ("link.rs", "symlink")]);
+    }
+}
