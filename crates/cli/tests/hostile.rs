@@ -361,3 +361,34 @@ fn broken_pipes_are_not_errors() {
     assert!(!stderr(&output).contains("panicked"));
     let _ = std::io::stderr().flush();
 }
+
+#[test]
+fn queries_during_rebuilds_always_get_an_answer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    synthetic_repo(dir.path(), 150);
+    index(dir.path());
+    let root = dir.path().to_path_buf();
+    let writer = std::thread::spawn(move || {
+        for _ in 0..4 {
+            let output = mcursor(&root, &["index", "--full"]);
+            assert!(output.status.success(), "{}", stderr(&output));
+        }
+    });
+    let mut answered = 0;
+    let queries: [&[&str]; 2] = [&["refs", "helper_3"], &["search", "helper_3"]];
+    while !writer.is_finished() {
+        let args = queries[answered % 2];
+        let output = mcursor(dir.path(), args);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "`mcursor {}` during a rebuild failed: {}",
+            args.join(" "),
+            stderr(&output)
+        );
+        answered += 1;
+    }
+    writer.join().expect("writer thread");
+    assert!(answered > 0);
+    eprintln!("{answered} queries answered during 4 rebuilds");
+}

@@ -7,14 +7,13 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use globset::{GlobBuilder, GlobMatcher};
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use rayon::prelude::*;
 use serde::Serialize;
 use tantivy::collector::TopDocs;
-use tantivy::schema::Value;
+use tantivy::schema::Value as _;
 
 use crate::error::{IndexError, IoContext, Result};
 use crate::graph::{CallNode, CallSite, Direction, explore};
@@ -188,7 +187,6 @@ pub struct Index {
     root: PathBuf,
     dir: PathBuf,
     store: Store,
-    text: OnceLock<std::result::Result<(tantivy::Index, text::TextFields), String>>,
 }
 
 fn read_generation(dir: &Path) -> Result<u64> {
@@ -237,7 +235,6 @@ impl Index {
                         root: root.to_path_buf(),
                         dir,
                         store,
-                        text: OnceLock::new(),
                     });
                 }
                 Ok(_) => {
@@ -273,14 +270,50 @@ impl Index {
         &self.store
     }
 
-    fn text(&self) -> Result<&(tantivy::Index, text::TextFields)> {
-        self.text
-            .get_or_init(|| text::open(&self.dir.join(TEXT_DIR)).map_err(|e| e.to_string()))
-            .as_ref()
-            .map_err(|e| IndexError::Corrupt {
-                path: self.dir.clone(),
-                detail: e.clone(),
-            })
+    /// Files matching `parts`, best first, with their scores. The text index is opened
+    /// per search (it is cheap), so a long-lived `Index` sees the latest commit; an open
+    /// that races a writer's clean-up of old segments is retried.
+    fn ranked_files(
+        &self,
+        parts: &[text::QueryPart],
+        lang: Option<Lang>,
+        wanted: usize,
+    ) -> Result<Vec<(f32, String)>> {
+        let attempt = || -> std::result::Result<Vec<(f32, String)>, tantivy::TantivyError> {
+            let (index, fields) = text::open(&self.dir.join(TEXT_DIR)).map_err(|e| match e {
+                IndexError::Text(e) => e,
+                other => tantivy::TantivyError::SystemError(other.to_string()),
+            })?;
+            let reader = index
+                .reader_builder()
+                .reload_policy(tantivy::ReloadPolicy::Manual)
+                .try_into()?;
+            let searcher = reader.searcher();
+            let query = text::build_query(fields, parts, lang.map(Lang::as_str));
+            let top = searcher.search(&query, &TopDocs::with_limit(wanted).order_by_score())?;
+            let mut files = Vec::with_capacity(top.len());
+            for (score, address) in top {
+                let doc: tantivy::TantivyDocument = searcher.doc(address)?;
+                if let Some(path) = doc.get_first(fields.path).and_then(|v| v.as_str()) {
+                    files.push((score, path.to_owned()));
+                }
+            }
+            Ok(files)
+        };
+        let mut last = None;
+        for _ in 0..3 {
+            match attempt() {
+                Ok(files) => return Ok(files),
+                Err(e) => {
+                    last = Some(e);
+                    std::thread::sleep(std::time::Duration::from_millis(25));
+                }
+            }
+        }
+        Err(IndexError::Corrupt {
+            path: self.dir.clone(),
+            detail: last.map(|e| e.to_string()).unwrap_or_default(),
+        })
     }
 
     fn hit(&self, symbol: &SymbolInfo<'_>) -> SymbolHit {
@@ -657,36 +690,21 @@ impl Index {
                 "the query has no words to search for (use --regex for punctuation)".into(),
             ));
         }
-        let (index, fields) = self.text()?;
-        let reader = index
-            .reader_builder()
-            .reload_policy(tantivy::ReloadPolicy::Manual)
-            .try_into()?;
-        let searcher = reader.searcher();
-        let tantivy_query = text::build_query(*fields, &parts, query.lang.map(Lang::as_str));
         let wanted_files = if glob.is_some() {
             2000
         } else {
             query.limit.max(1) * 4 + 20
         };
-        let top = searcher.search(
-            &tantivy_query,
-            &TopDocs::with_limit(wanted_files).order_by_score(),
-        )?;
         let mut hits = Vec::new();
         let mut lines = LineCache::new(&self.root);
-        for (score, address) in top {
-            let doc: tantivy::TantivyDocument = searcher.doc(address)?;
-            let Some(path) = doc.get_first(fields.path).and_then(|v| v.as_str()) else {
-                continue;
-            };
-            if !path_ok(path) {
+        for (score, path) in self.ranked_files(&parts, query.lang, wanted_files)? {
+            if !path_ok(&path) {
                 continue;
             }
-            for (number, line) in lines.lines(path).iter().enumerate() {
+            for (number, line) in lines.lines(&path).iter().enumerate() {
                 if parts.iter().any(|p| p.matches_line(line)) {
                     hits.push(SearchHit {
-                        path: path.to_owned(),
+                        path: path.clone(),
                         line: number as u32 + 1,
                         text: clip(line),
                         score,
