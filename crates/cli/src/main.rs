@@ -187,6 +187,16 @@ enum Found {
     None,
 }
 
+impl Found {
+    fn unless_empty<T>(results: &[T]) -> Found {
+        if results.is_empty() {
+            Found::None
+        } else {
+            Found::Some
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.color {
@@ -376,11 +386,7 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
             ))?;
         }
     }
-    Ok(if hits.is_empty() {
-        Found::None
-    } else {
-        Found::Some
-    })
+    Ok(Found::unless_empty(&hits))
 }
 
 fn calls(index: &Index, args: &CallArgs, callers: bool, out: &mut Out) -> Result<Found> {
@@ -407,11 +413,7 @@ fn calls(index: &Index, args: &CallArgs, callers: bool, out: &mut Out) -> Result
             ))?;
         }
     }
-    Ok(if edges.is_empty() {
-        Found::None
-    } else {
-        Found::Some
-    })
+    Ok(Found::unless_empty(&edges))
 }
 
 fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
@@ -429,11 +431,7 @@ fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
             render::search_hit(out, hit)?;
         }
     }
-    Ok(if hits.is_empty() {
-        Found::None
-    } else {
-        Found::Some
-    })
+    Ok(Found::unless_empty(&hits))
 }
 
 fn status(index: &Index, out: &mut Out) -> Result<Found> {

@@ -220,30 +220,39 @@ impl IndexServer {
             return Ok(index.clone());
         }
         let root = self.root.clone();
-        let current = state.index.clone();
-        let needs_build = tokio::task::spawn_blocking(move || match current {
-            Some(index) => Ok::<bool, IndexError>(!index.status().current),
-            None => match Index::open_root(&root) {
-                Ok(index) => Ok(!index.status().current),
-                Err(IndexError::NoIndex(_)) | Err(IndexError::Io { .. }) => Ok(true),
-                Err(IndexError::FormatMismatch { .. }) | Err(IndexError::Corrupt { .. }) => {
-                    Ok(true)
-                }
-                Err(e) => Err(e),
-            },
+        let previous = state.index.clone();
+        // The index to answer from if it is still current; `None` when it must be built.
+        let current = tokio::task::spawn_blocking(move || {
+            let index = match previous {
+                Some(index) => index,
+                None => match Index::open_root(&root) {
+                    Ok(index) => Arc::new(index),
+                    Err(
+                        IndexError::NoIndex(_)
+                        | IndexError::Io { .. }
+                        | IndexError::FormatMismatch { .. }
+                        | IndexError::Corrupt { .. },
+                    ) => return Ok(None),
+                    Err(e) => return Err(e),
+                },
+            };
+            Ok::<_, IndexError>(index.status().current.then_some(index))
         })
         .await
         .map_err(|e| e.to_string())?
         .map_err(|e| e.to_string())?;
-        if needs_build {
-            self.rebuild(meta, peer).await?;
-        }
-        let root = self.root.clone();
-        let index = tokio::task::spawn_blocking(move || Index::open_root(&root))
-            .await
-            .map_err(|e| e.to_string())?
-            .map_err(|e| e.to_string())?;
-        let index = Arc::new(index);
+        let index = match current {
+            Some(index) => index,
+            None => {
+                self.rebuild(meta, peer).await?;
+                let root = self.root.clone();
+                let index = tokio::task::spawn_blocking(move || Index::open_root(&root))
+                    .await
+                    .map_err(|e| e.to_string())?
+                    .map_err(|e| e.to_string())?;
+                Arc::new(index)
+            }
+        };
         state.index = Some(index.clone());
         state.checked = Some(Instant::now());
         Ok(index)
