@@ -45,7 +45,6 @@ pub use query::{
     SymbolHit,
 };
 pub use store::{Confidence, FORMAT_VERSION};
-pub use text::sub_words;
 pub use walk::{INDEX_DIR, SkipReason};
 
 pub(crate) const FORMAT_FILE: &str = "FORMAT";

@@ -99,7 +99,7 @@ pub(crate) fn add_file(
 
 /// Splits an identifier into its lowercase sub-words: `parseHTTPRequest_v2` →
 /// `parse`, `http`, `request`, `v2`.
-pub fn sub_words(identifier: &str) -> Vec<String> {
+pub(crate) fn sub_words(identifier: &str) -> Vec<String> {
     let chars: Vec<char> = identifier.chars().collect();
     let mut words = Vec::new();
     let mut current = String::new();
