@@ -55,6 +55,13 @@
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.call
 (call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
 
+; Macro arguments (`format!("{}", w.get())`) are token trees, not expressions: a name
+; directly followed by a parenthesized tree is a call, after `.` a method call, after `::`
+; a path call.
+(token_tree (_) @receiver . "." . (identifier) @name . (token_tree)) @reference.call
+(token_tree (identifier) @qualifier . "::" . (identifier) @name . (token_tree)) @reference.call
+(token_tree (identifier) @name . (token_tree)) @reference.call
+
 (struct_expression name: (type_identifier) @name) @reference.type
 (struct_expression name: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)) @reference.type
 (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name) @reference.type

@@ -264,6 +264,7 @@ pub fn build_index(
         "skipped": skipped_counts,
         "source_bytes": source_bytes,
         "max_file_size": options.max_file_size,
+        "extraction": mcursor_syntax::extraction_fingerprint(),
         "built_unix_ms": std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
@@ -322,6 +323,12 @@ fn unchanged_summary(
     let store = index.store();
     let meta = store.meta();
     if meta.get("max_file_size").and_then(|v| v.as_u64()) != Some(options.max_file_size) {
+        return None;
+    }
+    // Facts extracted under other rules (an upgraded mcursor) are rebuilt.
+    if meta.get("extraction").and_then(|v| v.as_str())
+        != Some(mcursor_syntax::extraction_fingerprint().as_str())
+    {
         return None;
     }
     let status = index.status();

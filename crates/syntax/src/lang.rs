@@ -220,6 +220,29 @@ impl LanguageSupport {
 }
 
 /// Compiles every query for every language; the first failure is returned.
+/// Names the extraction rules this build applies: the crate version and a hash of every
+/// query file. An index built under another fingerprint holds facts these rules would not
+/// produce, so the indexer rebuilds it even when no source file changed.
+pub fn extraction_fingerprint() -> String {
+    // FNV-1a: stable across Rust releases, unlike `DefaultHasher`.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for query in [
+        RUST_QUERY,
+        ECMA_QUERY,
+        JSX_QUERY,
+        JS_ONLY_QUERY,
+        ECMA_FALLBACK_QUERY,
+        TS_QUERY,
+        TS_FALLBACK_QUERY,
+    ] {
+        for byte in query.bytes().chain([0]) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("{}-{hash:016x}", env!("CARGO_PKG_VERSION"))
+}
+
 pub fn check_all_queries() -> Result<(), QueryError> {
     for lang in Lang::ALL {
         lang.support().map_err(Clone::clone)?;

@@ -25,7 +25,7 @@ mod lang;
 use std::time::Duration;
 
 pub use extract::{EXPRESSION_QUALIFIER, parse_source};
-pub use lang::{Lang, LanguageSupport, QueryError, check_all_queries};
+pub use lang::{Lang, LanguageSupport, QueryError, check_all_queries, extraction_fingerprint};
 
 /// What a definition is. The lowercase word is part of the CLI's JSON contract.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

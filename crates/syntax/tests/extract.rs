@@ -122,3 +122,41 @@ export const make = (id: Id) => new Store<Id>();
     println!("{got}");
     assert!(got.contains("def method Store::add"));
 }
+
+/// Macro arguments are token trees to tree-sitter; calls inside them are still uses.
+#[test]
+fn rust_calls_inside_macro_arguments() {
+    let facts = parse_source(
+        Lang::Rust,
+        br#"fn show(w: W, items: Vec<u32>) -> String {
+    format!("{} {} {}", w.get(), Widget::new(1), helper(2));
+    assert_eq!(compute(a, b), 3);
+    format!("get helper")
+}"#,
+        &ParseConfig::default(),
+    );
+    let refs: Vec<String> = facts
+        .references
+        .iter()
+        .filter(|r| r.kind.as_str() == "call")
+        .map(|r| {
+            format!(
+                "{}{}",
+                if r.receiver { "." } else { "" },
+                match &r.qualifier {
+                    Some(q) => format!("{q}::{}", r.name),
+                    None => r.name.clone(),
+                }
+            )
+        })
+        .collect();
+    assert_eq!(refs, [".w::get", "Widget::new", "helper", "compute"]);
+    // `a` and `b` are plain identifiers, not calls; names inside strings are not uses.
+    let on_line_4: Vec<&str> = facts
+        .references
+        .iter()
+        .filter(|r| r.start.line == 4)
+        .map(|r| r.name.as_str())
+        .collect();
+    assert_eq!(on_line_4, ["format"]);
+}
