@@ -5,7 +5,7 @@
 //! matching store file; the text index itself is opened only when a search needs it, so a
 //! `find` touches two small files and a few pages of the mapping.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
@@ -492,6 +492,18 @@ impl Index {
     pub fn references(&self, targets: &[SymbolHit], query: &RefsQuery) -> Vec<RefHit> {
         let mut found: BTreeMap<(u32, u32, u32), (RefInfo, String)> = BTreeMap::new();
         let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+        // A common name (`get`) can have 100,000 definitions: resolved references find
+        // theirs by id, and a heuristic one depends only on a target's language family
+        // and kind, so one target per (name, family, kind) stands for the others.
+        let by_id: HashMap<u32, &SymbolHit> = targets.iter().map(|t| (t.id, t)).collect();
+        let mut representatives: Vec<&SymbolHit> = Vec::new();
+        let mut seen = HashSet::new();
+        for t in targets {
+            let family = Lang::parse(t.lang).map(Lang::is_ecmascript);
+            if seen.insert((t.name.as_str(), family, t.kind)) {
+                representatives.push(t);
+            }
+        }
         for name in names {
             let Some(name_id) = self.store.name_id(name) else {
                 continue;
@@ -503,7 +515,14 @@ impl Index {
                 if query.kind.is_some_and(|k| k != r.kind) {
                     continue;
                 }
-                if let Some(t) = targets.iter().find(|t| self.refers_to(&r, t)) {
+                let target = match r.target {
+                    Some(id) => by_id.get(&id).copied(),
+                    None => representatives
+                        .iter()
+                        .copied()
+                        .find(|t| t.name == name && self.refers_to(&r, t)),
+                };
+                if let Some(t) = target {
                     let label = match r.confidence {
                         Confidence::Resolved => t.qualified_name.clone(),
                         Confidence::Heuristic => t.name.clone(),
@@ -512,32 +531,49 @@ impl Index {
                 }
             }
         }
-        let mut lines = LineCache::new(&self.root);
-        let mut hits: Vec<RefHit> = Vec::with_capacity(found.len());
-        for (r, target) in found.into_values() {
-            let path = self
-                .store
-                .file(r.file)
-                .map(|f| f.path.to_owned())
-                .unwrap_or_default();
-            hits.push(RefHit {
-                text: lines.line(&path, r.line),
-                path,
-                line: r.line,
-                column: r.column,
-                kind: r.kind.as_str(),
-                enclosing: r
-                    .enclosing
-                    .and_then(|e| self.store.symbol(e))
-                    .map(|s| s.qualified_name),
-                target,
-                confidence: r.confidence.as_str(),
-            });
-            if query.limit.is_some_and(|l| hits.len() >= l) {
-                break;
+        // Group the hits by file (the map is ordered by file first) and read each file once;
+        // files are read in parallel, which matters when a name is used in 100,000 files.
+        let limit = query.limit.unwrap_or(usize::MAX);
+        let mut by_file: Vec<(u32, Vec<(RefInfo, String)>)> = Vec::new();
+        for (r, target) in found.into_values().take(limit) {
+            match by_file.last_mut() {
+                Some((file, group)) if *file == r.file => group.push((r, target)),
+                _ => by_file.push((r.file, vec![(r, target)])),
             }
         }
-        hits
+        let per_file: Vec<Vec<RefHit>> = by_file
+            .into_par_iter()
+            .map(|(file, group)| {
+                let path = self
+                    .store
+                    .file(file)
+                    .map(|f| f.path.to_owned())
+                    .unwrap_or_default();
+                let lines = read_text(&self.root, &path)
+                    .map(FileLines::new)
+                    .unwrap_or_default();
+                group
+                    .into_iter()
+                    .map(|(r, target)| RefHit {
+                        text: lines
+                            .line(r.line.saturating_sub(1) as usize)
+                            .map(|l| clip(l.trim()))
+                            .unwrap_or_default(),
+                        path: path.clone(),
+                        line: r.line,
+                        column: r.column,
+                        kind: r.kind.as_str(),
+                        enclosing: r
+                            .enclosing
+                            .and_then(|e| self.store.symbol(e))
+                            .map(|s| s.qualified_name),
+                        target,
+                        confidence: r.confidence.as_str(),
+                    })
+                    .collect()
+            })
+            .collect();
+        per_file.into_iter().flatten().collect()
     }
 
     fn node_label(&self, node: CallNode) -> (String, String, u32) {
@@ -696,12 +732,12 @@ impl Index {
             query.limit.max(1) * 4 + 20
         };
         let mut hits = Vec::new();
-        let mut lines = LineCache::new(&self.root);
         for (score, path) in self.ranked_files(&parts, query.lang, wanted_files)? {
             if !path_ok(&path) {
                 continue;
             }
-            for (number, line) in lines.lines(&path).iter().enumerate() {
+            let text = read_text(&self.root, &path).unwrap_or_default();
+            for (number, line) in text.lines().enumerate() {
                 if parts.iter().any(|p| p.matches_line(line)) {
                     hits.push(SearchHit {
                         path: path.clone(),
@@ -892,42 +928,56 @@ fn clip(line: &str) -> String {
     }
 }
 
-/// Lines of files read for displaying hits, each file read once per query.
-struct LineCache<'a> {
-    root: &'a Path,
-    files: HashMap<String, Vec<String>>,
+/// A file's text as the indexer decoded it; `None` when it is gone or binary now.
+fn read_text(root: &Path, path: &str) -> Option<String> {
+    std::fs::read(root.join(path))
+        .ok()
+        .and_then(|bytes| decode_source(bytes).ok())
 }
 
-impl<'a> LineCache<'a> {
-    fn new(root: &'a Path) -> Self {
-        Self {
-            root,
-            files: HashMap::new(),
-        }
+/// One file's text and where its lines start: a hit's line is a slice, so a 9 MB file
+/// with a few hits costs one read and one newline scan, not a string per line.
+#[derive(Default)]
+struct FileLines {
+    text: String,
+    starts: Vec<usize>,
+}
+
+impl FileLines {
+    fn new(text: String) -> Self {
+        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
+        starts.push(0);
+        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1));
+        FileLines { text, starts }
     }
 
-    fn lines(&mut self, path: &str) -> &[String] {
-        let root = self.root;
-        self.files.entry(path.to_owned()).or_insert_with(|| {
-            std::fs::read(root.join(path))
-                .ok()
-                .and_then(|b| decode_source(b).ok())
-                .map(|t| t.lines().map(str::to_owned).collect())
-                .unwrap_or_default()
-        })
-    }
-
-    fn line(&mut self, path: &str, line: u32) -> String {
-        self.lines(path)
-            .get(line.saturating_sub(1) as usize)
-            .map(|l| clip(l.trim()))
-            .unwrap_or_default()
+    /// Line `index` (from 0) without its line ending, as `str::lines` would give it.
+    fn line(&self, index: usize) -> Option<&str> {
+        let start = *self.starts.get(index)?;
+        let end = self
+            .starts
+            .get(index + 1)
+            .map_or(self.text.len(), |next| next - 1);
+        let line = self.text.get(start..end)?;
+        Some(line.strip_suffix('\r').unwrap_or(line))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn file_lines_match_str_lines() {
+        for text in ["", "a", "a\n", "a\r\nb\n\nc", "\n\n", "one\ntwo\r\n"] {
+            let lines = FileLines::new(text.to_owned());
+            let expected: Vec<&str> = text.lines().collect();
+            for (i, want) in expected.iter().enumerate() {
+                assert_eq!(lines.line(i), Some(*want), "{text:?} line {i}");
+            }
+            assert!(lines.line(expected.len() + 1).is_none(), "{text:?}");
+        }
+    }
 
     #[test]
     fn locations_and_names_are_told_apart() {
