@@ -68,6 +68,9 @@ enum Command {
     Status,
     /// Serve the index to other agents over the Model Context Protocol (stdio).
     Mcp,
+    /// Time symbol lookups through the index against rg, git grep and grep on this
+    /// repository, with the lines each answer makes you read and grep's precision.
+    Bench(BenchArgs),
     /// Tools for measuring and debugging mcursor itself.
     #[command(hide = true, subcommand)]
     Debug(DebugCommand),
@@ -145,6 +148,32 @@ struct CallArgs {
     /// How many levels to follow.
     #[arg(long, default_value_t = 1)]
     depth: usize,
+}
+
+#[derive(Args)]
+struct BenchArgs {
+    /// The indexed repository (default: the index that covers the current directory).
+    path: Option<PathBuf>,
+    /// How many names to look up, split evenly across rare, medium and very common ones.
+    #[arg(long, default_value_t = 60)]
+    queries: usize,
+    /// Rounds over all names; each round times every tool once per name.
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Seed for choosing the names (the same seed and index give the same names).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Ground truth written by `mcursor-synth`: adds precision and recall of both
+    /// questions for every tool.
+    #[arg(long, value_name = "FILE")]
+    truth: Option<PathBuf>,
+    /// Also draw the comparison as an SVG picture into FILE.
+    #[arg(long, value_name = "FILE")]
+    plot: Option<PathBuf>,
+    /// Also write the whole report as JSON into FILE (what `--json` prints), keeping the
+    /// table on the terminal.
+    #[arg(long, value_name = "FILE")]
+    report: Option<PathBuf>,
 }
 
 #[derive(Args)]
@@ -250,6 +279,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Callees(args) => calls(&open(&cwd)?, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
         Command::Status => status(&open(&cwd)?, out),
+        Command::Bench(args) => bench(&cwd, args, out),
         Command::Mcp => {
             mcursor_mcp::serve_stdio(&cwd)?;
             Ok(Found::Some)
@@ -288,7 +318,7 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
         },
         full: args.full,
     };
-    let bar = render::progress_bar();
+    let bar = render::progress_bar("files");
     let report = |p: Progress| match p {
         Progress::WaitingForLock { holder } => {
             bar.println(format!("waiting: the index is being written by {holder}"));
@@ -432,6 +462,47 @@ fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
         }
     }
     Ok(Found::unless_empty(&hits))
+}
+
+fn bench(cwd: &Path, args: &BenchArgs, out: &mut Out) -> Result<Found> {
+    let start = args
+        .path
+        .as_ref()
+        .map_or(cwd.to_path_buf(), |p| cwd.join(p));
+    let options = mcursor_bench::BenchOptions {
+        queries: args.queries.max(1),
+        runs: args.runs.max(1),
+        seed: args.seed,
+        truth: args.truth.as_ref().map(|t| cwd.join(t)),
+        mcursor: std::env::current_exe().context("cannot locate the mcursor binary to time it")?,
+        ..mcursor_bench::BenchOptions::default()
+    };
+    let bar = render::progress_bar("lookups");
+    bar.set_message("timing lookups");
+    let report = mcursor_bench::run_bench(&start, &options, &|done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+    });
+    bar.finish_and_clear();
+    let report = report?;
+    if let Some(plot) = &args.plot {
+        mcursor_bench::plot_svg(&report, &cwd.join(plot))?;
+    }
+    if let Some(path) = &args.report {
+        let path = cwd.join(path);
+        let json = serde_json::to_vec_pretty(&report)?;
+        std::fs::write(&path, json)
+            .with_context(|| format!("cannot write the report to {}", path.display()))?;
+    }
+    if out.json {
+        out.json_value(&report)?;
+    } else {
+        out.text(&mcursor_bench::render_table(&report))?;
+        if let Some(plot) = &args.plot {
+            render::message(&format!("plot written to {}", plot.display()))?;
+        }
+    }
+    Ok(Found::Some)
 }
 
 fn status(index: &Index, out: &mut Out) -> Result<Found> {

@@ -46,6 +46,11 @@ impl Out {
         Ok(())
     }
 
+    pub fn text(&mut self, text: &str) -> anyhow::Result<()> {
+        self.stream.write_all(text.as_bytes())?;
+        Ok(())
+    }
+
     pub fn flush(&mut self) -> std::io::Result<()> {
         self.stream.flush()
     }
@@ -66,12 +71,12 @@ pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
         .any(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
 }
 
-/// A progress bar on stderr; hidden when stderr is not a terminal.
-pub fn progress_bar() -> ProgressBar {
+/// A progress bar on stderr counting `unit`s; hidden when stderr is not a terminal.
+pub fn progress_bar(unit: &str) -> ProgressBar {
     let bar = ProgressBar::new(0);
-    if let Ok(style) = ProgressStyle::with_template(
-        "{spinner} {msg:<28} [{bar:30}] {pos}/{len} files, {elapsed} (eta {eta})",
-    ) {
+    if let Ok(style) = ProgressStyle::with_template(&format!(
+        "{{spinner}} {{msg:<28}} [{{bar:30}}] {{pos}}/{{len}} {unit}, {{elapsed}} (eta {{eta}})"
+    )) {
         bar.set_style(style.progress_chars("=> "));
     }
     bar.set_message("walking");
