@@ -1,0 +1,110 @@
+//! Hot paths, in process: parse + extract per language, definition and reference lookups
+//! on a 2,000-file index, full-text search, and a one-file change followed by
+//! `mcursor index` (which rebuilds the whole index today; see README.md).
+//!
+//! Run: `cargo bench -p mcursor-benches` (figures in benches/README.md).
+
+#![allow(clippy::expect_used)]
+
+use std::sync::LazyLock;
+use std::time::Duration;
+
+use divan::Bencher;
+use divan::counter::BytesCount;
+use mcursor_benches::{IndexedCorpus, indexed_corpus, sample_source};
+use mcursor_index::{BuildOptions, FindQuery, RefTarget, RefsQuery, SearchQuery, build_index};
+use mcursor_syntax::{Lang, ParseConfig, parse_source};
+use mcursor_synth::SynthLang;
+
+fn main() {
+    divan::main();
+}
+
+static RUST: LazyLock<IndexedCorpus> = LazyLock::new(|| indexed_corpus(SynthLang::Rust, 2_000));
+
+/// Real sources: this repository's largest Rust module, and generated TypeScript.
+static RUST_SOURCE: &[u8] = include_bytes!("../crates/index/src/resolve.rs");
+static TS_CORPUS: LazyLock<IndexedCorpus> =
+    LazyLock::new(|| indexed_corpus(SynthLang::TypeScript, 50));
+
+#[divan::bench]
+fn parse_extract_rust(bencher: Bencher) {
+    let config = ParseConfig::default();
+    bencher
+        .counter(BytesCount::of_slice(RUST_SOURCE))
+        .bench(|| parse_source(Lang::Rust, divan::black_box(RUST_SOURCE), &config));
+}
+
+#[divan::bench]
+fn parse_extract_typescript(bencher: Bencher) {
+    let config = ParseConfig::default();
+    let source = sample_source(&TS_CORPUS.root, "src/d000/m00007.ts");
+    bencher
+        .counter(BytesCount::of_slice(&source))
+        .bench(|| parse_source(Lang::TypeScript, divan::black_box(&source), &config));
+}
+
+#[divan::bench]
+fn parse_extract_javascript(bencher: Bencher) {
+    let config = ParseConfig::default();
+    // The fixture's module, repeated to a size where per-call set-up does not dominate.
+    let module = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../fixtures/js-basic/lib/math.js"
+    ))
+    .expect("fixture");
+    let source = module.repeat(20);
+    bencher
+        .counter(BytesCount::of_slice(&source))
+        .bench(|| parse_source(Lang::JavaScript, divan::black_box(&source), &config));
+}
+
+/// `find` for a rare, a medium (shared) and a very common name.
+#[divan::bench(args = ["Widget1234", "load_config", "get"])]
+fn find_symbol(bencher: Bencher, name: &str) {
+    let index = &RUST.index;
+    bencher.bench(|| index.find(&FindQuery::exact(divan::black_box(name))));
+}
+
+#[divan::bench(args = ["Widget1234", "load_config", "get"])]
+fn find_references(bencher: Bencher, name: &str) {
+    let index = &RUST.index;
+    bencher.bench(|| {
+        let targets = index
+            .targets(&RefTarget::Name(name.to_owned()))
+            .expect("name target");
+        index.references(&targets, &RefsQuery::default())
+    });
+}
+
+#[divan::bench(args = ["widget", "render value"])]
+fn search_code(bencher: Bencher, query: &str) {
+    let index = &RUST.index;
+    bencher.bench(|| {
+        index.search(&SearchQuery {
+            query: query.to_owned(),
+            regex: false,
+            path_glob: None,
+            lang: None,
+            limit: 20,
+        })
+    });
+}
+
+/// One file edited, then `build_index` brings the index up to date.
+#[divan::bench(sample_count = 10, sample_size = 1, max_time = Duration::from_secs(30))]
+fn one_file_update(bencher: Bencher) {
+    let corpus = &*RUST;
+    let file = corpus.root.join("src/d003/m00321.rs");
+    let original = std::fs::read_to_string(&file).expect("generated file");
+    let round = std::sync::atomic::AtomicU64::new(0);
+    bencher
+        .with_inputs(|| {
+            let n = round.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            std::fs::write(&file, format!("{original}\npub fn edited_{n}() {{}}\n"))
+                .expect("edit file");
+        })
+        .bench_values(|()| {
+            build_index(&corpus.root, &BuildOptions::default(), &|_| {}).expect("update")
+        });
+}
