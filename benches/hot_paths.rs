@@ -14,7 +14,7 @@ use divan::counter::BytesCount;
 use mcursor_benches::{IndexedCorpus, indexed_corpus, sample_source};
 use mcursor_index::{BuildOptions, FindQuery, RefTarget, RefsQuery, SearchQuery, build_index};
 use mcursor_syntax::{Lang, ParseConfig, parse_source};
-use mcursor_synth::SynthLang;
+use mcursor_synth::{NameClass, SynthLang};
 
 fn main() {
     divan::main();
@@ -59,16 +59,20 @@ fn parse_extract_javascript(bencher: Bencher) {
         .bench(|| parse_source(Lang::JavaScript, divan::black_box(&source), &config));
 }
 
-/// `find` for a rare, a medium (shared) and a very common name.
-#[divan::bench(args = ["Widget1234", "load_config", "get"])]
-fn find_symbol(bencher: Bencher, name: &str) {
+const CLASSES: [NameClass; 3] = [NameClass::Rare, NameClass::Medium, NameClass::Common];
+
+/// `find` for the most-used rare, medium (shared) and very common (`get`) name.
+#[divan::bench(args = CLASSES)]
+fn find_symbol(bencher: Bencher, class: NameClass) {
     let index = &RUST.index;
+    let name = RUST.name(class);
     bencher.bench(|| index.find(&FindQuery::exact(divan::black_box(name))));
 }
 
-#[divan::bench(args = ["Widget1234", "load_config", "get"])]
-fn find_references(bencher: Bencher, name: &str) {
+#[divan::bench(args = CLASSES)]
+fn find_references(bencher: Bencher, class: NameClass) {
     let index = &RUST.index;
+    let name = RUST.name(class);
     bencher.bench(|| {
         let targets = index
             .targets(&RefTarget::Name(name.to_owned()))

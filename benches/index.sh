@@ -3,20 +3,20 @@
 #
 #   benches/index.sh [CORPUS_DIR] [RUNS]
 #
-# CORPUS_DIR defaults to a `cargo vendor` of this workspace's pinned dependency tree
-# (Cargo.lock), created on first use. Needs: /usr/bin/time (GNU), hyperfine, ripgrep.
+# CORPUS_DIR defaults to the `rustreg` corpus of benches/corpora.sh (a `cargo vendor` of
+# mcursor's dependency tree pinned by the Cargo.lock of commit 782f31d), created on first
+# use. Needs: /usr/bin/time (GNU), hyperfine, ripgrep.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-corpus="${1:-${TMPDIR:-/tmp}/mcursor-corpus/vendor}"
+corpus="${1:-${TMPDIR:-/tmp}/mcursor-corpus/rustreg}"
 runs="${2:-3}"
 bin="$(pwd)/target/release/mcursor"
 
 cargo build --release --quiet
 if [ ! -d "$corpus" ]; then
-  mkdir -p "$(dirname "$corpus")"
-  cargo vendor --versioned-dirs --quiet "$corpus" >/dev/null
+  benches/corpora.sh "$(dirname "$corpus")" rustreg
 fi
-echo "corpus: $corpus ($(du -sh --exclude=.mcursor "$corpus" | cut -f1), $(find "$corpus" -name '*.rs' | wc -l) .rs files)"
+echo "corpus: $corpus ($(du -sh --exclude=.mcursor --exclude=.git "$corpus/" | cut -f1), $(find "$corpus/" -name '*.rs' | wc -l) .rs files)"
 echo "cpus: $(nproc)"
 
 # Cold index next to the parse ceiling, alternated so drift hits both alike.

@@ -5,13 +5,31 @@
 use std::path::{Path, PathBuf};
 
 use mcursor_index::{BuildOptions, Index, build_index};
-use mcursor_synth::{SynthConfig, SynthLang, generate};
+use mcursor_synth::{NameClass, SynthConfig, SynthLang, Truth, generate};
 
 /// A generated, indexed corpus that lives as long as the benchmark process.
 pub struct IndexedCorpus {
     _dir: tempfile::TempDir,
     pub root: PathBuf,
     pub index: Index,
+    pub truth: Truth,
+}
+
+impl IndexedCorpus {
+    /// A planted name of `class` with the most references (a stable, non-trivial choice).
+    ///
+    /// # Panics
+    /// When the corpus has no name of that class (every generated corpus has all three).
+    #[allow(clippy::expect_used)]
+    pub fn name(&self, class: NameClass) -> &str {
+        self.truth
+            .names
+            .iter()
+            .filter(|(_, n)| n.class == class)
+            .max_by_key(|(name, n)| (n.references.len(), std::cmp::Reverse(name.as_str())))
+            .map(|(name, _)| name.as_str())
+            .expect("every class is planted")
+    }
 }
 
 /// Writes a seeded synthetic corpus of `files` files and indexes it.
@@ -22,7 +40,7 @@ pub struct IndexedCorpus {
 pub fn indexed_corpus(lang: SynthLang, files: usize) -> IndexedCorpus {
     let dir = tempfile::tempdir().expect("temporary directory");
     let root = dir.path().join("corpus");
-    generate(
+    let truth = generate(
         &SynthConfig {
             lang,
             files,
@@ -37,6 +55,7 @@ pub fn indexed_corpus(lang: SynthLang, files: usize) -> IndexedCorpus {
         _dir: dir,
         root,
         index,
+        truth,
     }
 }
 

@@ -65,7 +65,8 @@ pub struct BenchOptions {
     pub queries: usize,
     /// Rounds over all names; every round times every tool once per name.
     pub runs: usize,
-    /// In-process lookups per name and round (they take microseconds).
+    /// In-process lookups per name and round (they take microseconds); their median is
+    /// the name's sample.
     pub in_process_repeats: usize,
     pub seed: u64,
     /// Ground truth from `mcursor-synth`, for precision and recall of both questions.
@@ -112,6 +113,8 @@ pub struct ClassFigures {
     pub queries: usize,
     pub median_us: f64,
     pub p99_us: f64,
+    pub lines_per_query: f64,
+    pub bytes_per_query: f64,
     #[serde(flatten)]
     pub score: Score,
 }
@@ -179,9 +182,8 @@ pub type Progress<'a> = &'a (dyn Fn(usize, usize) + Sync);
 #[derive(Default)]
 struct Tally {
     times: BTreeMap<NameClass, Vec<Duration>>,
-    lines: usize,
-    bytes: usize,
-    answered: usize,
+    /// Per class: output lines, output bytes, answers counted.
+    read: BTreeMap<NameClass, (usize, usize, usize)>,
     /// Per class: true positives, returned, expected.
     counts: BTreeMap<NameClass, (usize, usize, usize)>,
 }
@@ -228,13 +230,6 @@ fn mean(values: impl Iterator<Item = Option<f64>>) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
-/// What each question's answer is scored against, per name.
-enum Expected {
-    Truth(Truth),
-    /// Only grep's definitions, against the index's.
-    Index,
-}
-
 fn load_truth(path: &Path, index: &Index) -> Result<Truth> {
     let truth = Truth::load(path)?;
     let store = index.store();
@@ -261,6 +256,209 @@ fn as_set(sites: &[String]) -> HashSet<String> {
     sites.iter().cloned().collect()
 }
 
+/// What one name's answers are scored against (first round only).
+struct Expectations {
+    truth_definitions: Option<HashSet<String>>,
+    truth_references: Option<HashSet<String>>,
+    /// The index's own definitions: grep's definition hits are scored against them when
+    /// there is no truth.
+    index_definitions: HashSet<String>,
+}
+
+impl Expectations {
+    fn for_grep(&self, question: Question) -> Option<&HashSet<String>> {
+        match question {
+            Question::Definitions => self
+                .truth_definitions
+                .as_ref()
+                .or(Some(&self.index_definitions)),
+            Question::References => self.truth_references.as_ref(),
+        }
+    }
+
+    fn for_index(&self, question: Question) -> Option<&HashSet<String>> {
+        match question {
+            Question::Definitions => self.truth_definitions.as_ref(),
+            Question::References => self.truth_references.as_ref(),
+        }
+    }
+}
+
+/// The measurements of one run, filled in name by name.
+struct Session<'a> {
+    index: &'a Index,
+    programs: &'a Programs,
+    repeats: usize,
+    tallies: BTreeMap<(Tool, Question), Tally>,
+    records: Vec<QueryRecord>,
+    tool_errors: BTreeMap<Tool, String>,
+}
+
+impl Session<'_> {
+    /// Both questions through the library. Slow lookups (every use of `get` in 100k
+    /// files) are repeated less: at most `repeats` times or about 200 ms, at least once.
+    /// The median of the repeats is the name's one sample, so every name weighs the same,
+    /// as in the process tools' figures.
+    fn in_process(&mut self, q: usize, query: &Query, scoring: Option<&Expectations>) {
+        for question in Question::ALL {
+            let mut times = Vec::with_capacity(self.repeats);
+            let mut spent = Duration::ZERO;
+            let mut answer = tools::Answer::default();
+            while times.len() < self.repeats && (times.is_empty() || spent <= IN_PROCESS_BUDGET) {
+                answer = match question {
+                    Question::Definitions => tools::find_in_process(self.index, &query.name),
+                    Question::References => tools::refs_in_process(self.index, &query.name),
+                };
+                spent += answer.elapsed;
+                times.push(answer.elapsed);
+            }
+            times.sort();
+            let tally = self
+                .tallies
+                .entry((Tool::McursorInProcess, question))
+                .or_default();
+            tally.time(query.class, times[times.len() / 2]);
+            let Some(scoring) = scoring else {
+                continue;
+            };
+            if let Some(expected) = scoring.for_index(question) {
+                tally.score(query.class, &answer.sites, expected);
+            }
+            let record = &mut self.records[q];
+            match question {
+                Question::Definitions => record.definitions = answer.sites.len(),
+                Question::References => record.references = answer.sites.len(),
+            }
+        }
+    }
+
+    /// One process run per question (one for both, for the grep tools).
+    fn process(
+        &mut self,
+        tool: Tool,
+        q: usize,
+        query: &Query,
+        root: &Path,
+        scoring: Option<&Expectations>,
+    ) -> Result<()> {
+        let runs: &[Question] = if tool.is_grep() {
+            &[Question::Definitions]
+        } else {
+            &Question::ALL
+        };
+        for &question in runs {
+            let (answer, clean) =
+                tools::run_process(self.programs, tool, question, &query.name, root).map_err(
+                    |source| BenchError::Spawn {
+                        tool: tool.label(question).to_owned(),
+                        source,
+                    },
+                )?;
+            if !clean {
+                self.tool_errors.entry(tool).or_insert_with(|| {
+                    format!(
+                        "{} reported errors (for `{}`, among others); its answers were counted as printed",
+                        tool.label(question),
+                        query.name
+                    )
+                });
+            }
+            let answers: &[Question] = if tool.is_grep() {
+                &Question::ALL
+            } else {
+                std::slice::from_ref(&question)
+            };
+            for &answered in answers {
+                let tally = self.tallies.entry((tool, answered)).or_default();
+                tally.time(query.class, answer.elapsed);
+                let Some(scoring) = scoring else {
+                    continue;
+                };
+                let read = tally.read.entry(query.class).or_default();
+                read.0 += answer.lines;
+                read.1 += answer.bytes;
+                read.2 += 1;
+                // mcursor as a process prints the in-process answer, scored there.
+                if let Some(expected) = scoring.for_grep(answered).filter(|_| tool.is_grep()) {
+                    tally.score(query.class, &answer.sites, expected);
+                }
+            }
+            if tool.is_grep() && scoring.is_some() {
+                self.records[q]
+                    .grep_lines
+                    .insert(tool.label(question), answer.lines);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn per_query(total: usize, answered: usize) -> f64 {
+    if answered == 0 {
+        0.0
+    } else {
+        total as f64 / answered as f64
+    }
+}
+
+/// One row of the report from a tool's tally.
+fn row(
+    tool: Tool,
+    question: Question,
+    tally: &Tally,
+    against: &'static str,
+    queries: &[Query],
+    baseline: Option<f64>,
+) -> Row {
+    let all: Vec<Duration> = tally.times.values().flatten().copied().collect();
+    let (median_us, p99_us) = median_and_p99(&all);
+    let mut by_class = BTreeMap::new();
+    for (class, times) in &tally.times {
+        let (median_us, p99_us) = median_and_p99(times);
+        let (lines, bytes, answered) = tally.read.get(class).copied().unwrap_or_default();
+        let score = if against.is_empty() {
+            Score::default()
+        } else {
+            pooled(tally.counts.get(class).copied().unwrap_or_default())
+        };
+        by_class.insert(
+            class.as_str(),
+            ClassFigures {
+                queries: queries.iter().filter(|q| q.class == *class).count(),
+                median_us,
+                p99_us,
+                lines_per_query: per_query(lines, answered),
+                bytes_per_query: per_query(bytes, answered),
+                score,
+            },
+        );
+    }
+    let score = Score {
+        precision: mean(by_class.values().map(|c| c.score.precision)),
+        recall: mean(by_class.values().map(|c| c.score.recall)),
+    };
+    let (lines, bytes, answered) = tally
+        .read
+        .values()
+        .fold((0, 0, 0), |sum, r| (sum.0 + r.0, sum.1 + r.1, sum.2 + r.2));
+    let compared = !matches!(tool, Tool::Mcursor | Tool::McursorInProcess);
+    Row {
+        tool,
+        label: tool.label(question),
+        samples: all.len(),
+        median_us,
+        p99_us,
+        times_mcursor: baseline
+            .filter(|base| *base > 0.0 && compared)
+            .map(|base| median_us / base),
+        lines_per_query: per_query(lines, answered),
+        bytes_per_query: per_query(bytes, answered),
+        score,
+        scored_against: against,
+        by_class,
+    }
+}
+
 /// Runs the benchmark on the index at `root` (its nearest indexed ancestor).
 pub fn run_bench(
     root: &Path,
@@ -278,14 +476,14 @@ pub fn run_bench(
         references: status.references,
         index_current: status.current,
     };
-    let expected = match &options.truth {
-        Some(path) => Expected::Truth(load_truth(path, &index)?),
-        None => Expected::Index,
+    let truth = match &options.truth {
+        Some(path) => Some(load_truth(path, &index)?),
+        None => None,
     };
     let per_class = per_class(options.queries);
-    let queries = match &expected {
-        Expected::Truth(truth) => sample::from_truth(truth, per_class, options.seed),
-        Expected::Index => sample::from_index(&index, per_class, options.seed),
+    let queries = match &truth {
+        Some(truth) => sample::from_truth(truth, per_class, options.seed),
+        None => sample::from_index(&index, per_class, options.seed),
     };
     if queries.is_empty() {
         return Err(BenchError::NothingToSample);
@@ -310,34 +508,39 @@ pub fn run_bench(
 
     let tools = &programs.available;
     let runs = options.runs.max(1);
-    let repeats = options.in_process_repeats.max(1);
     let total = runs * queries.len() * tools.len();
     let mut done = 0;
-    let mut tallies: BTreeMap<(Tool, Question), Tally> = BTreeMap::new();
-    let mut records: Vec<QueryRecord> = queries
-        .iter()
-        .map(|q| QueryRecord {
-            name: q.name.clone(),
-            class: q.class,
-            definitions: 0,
-            references: 0,
-            grep_lines: BTreeMap::new(),
-        })
-        .collect();
-    let mut tool_errors: BTreeMap<Tool, String> = BTreeMap::new();
-
+    let mut session = Session {
+        index: &index,
+        programs: &programs,
+        repeats: options.in_process_repeats.max(1),
+        tallies: BTreeMap::new(),
+        records: queries
+            .iter()
+            .map(|q| QueryRecord {
+                name: q.name.clone(),
+                class: q.class,
+                definitions: 0,
+                references: 0,
+                grep_lines: BTreeMap::new(),
+            })
+            .collect(),
+        tool_errors: BTreeMap::new(),
+    };
     for round in 0..runs {
         for (q, query) in queries.iter().enumerate() {
-            let first_round = round == 0;
-            // The same name's expected answers, for scoring in the first round.
-            let (truth_defs, truth_refs) = match &expected {
-                Expected::Truth(truth) if first_round => match truth.names.get(&query.name) {
-                    Some(n) => (Some(as_set(&n.definitions)), Some(as_set(&n.references))),
-                    None => (Some(HashSet::new()), Some(HashSet::new())),
-                },
-                _ => (None, None),
-            };
-            let index_defs = first_round.then(|| tools::find_in_process(&index, &query.name).sites);
+            // Answers are the same every round; they are counted and scored in the first.
+            let scoring = (round == 0).then(|| {
+                let planted = truth.as_ref().map(|t| t.names.get(&query.name));
+                let sites = |pick: fn(&mcursor_synth::NameTruth) -> &Vec<String>| {
+                    planted.map(|n| n.map(|n| as_set(pick(n))).unwrap_or_default())
+                };
+                Expectations {
+                    truth_definitions: sites(|n| &n.definitions),
+                    truth_references: sites(|n| &n.references),
+                    index_definitions: tools::find_in_process(&index, &query.name).sites,
+                }
+            });
             // Rotate the starting tool per name and round: no tool always runs first
             // (cold caches) or right after the heaviest one.
             for offset in 0..tools.len() {
@@ -345,176 +548,44 @@ pub fn run_bench(
                 done += 1;
                 progress(done, total);
                 if tool == Tool::McursorInProcess {
-                    for question in Question::ALL {
-                        let mut last = tools::Answer::default();
-                        let mut spent = Duration::ZERO;
-                        // Slow lookups (every use of `get` in 100k files) are repeated
-                        // less: at most `repeats` times or about 200 ms, at least once.
-                        for repeat in 0..repeats {
-                            if repeat > 0 && spent > IN_PROCESS_BUDGET {
-                                break;
-                            }
-                            last = match question {
-                                Question::Definitions => {
-                                    tools::find_in_process(&index, &query.name)
-                                }
-                                Question::References => tools::refs_in_process(&index, &query.name),
-                            };
-                            spent += last.elapsed;
-                            tallies
-                                .entry((tool, question))
-                                .or_default()
-                                .time(query.class, last.elapsed);
-                        }
-                        if first_round {
-                            let expected = match question {
-                                Question::Definitions => &truth_defs,
-                                Question::References => &truth_refs,
-                            };
-                            let record = &mut records[q];
-                            match question {
-                                Question::Definitions => record.definitions = last.sites.len(),
-                                Question::References => record.references = last.sites.len(),
-                            }
-                            let tally = tallies.entry((tool, question)).or_default();
-                            if let Some(expected) = expected {
-                                tally.score(query.class, &last.sites, expected);
-                            }
-                        }
-                    }
-                    continue;
-                }
-                let questions: &[Question] = if tool.is_grep() {
-                    // One grep run answers both questions.
-                    &[Question::Definitions]
+                    session.in_process(q, query, scoring.as_ref());
                 } else {
-                    &Question::ALL
-                };
-                for &question in questions {
-                    let (answer, clean) =
-                        tools::run_process(&programs, tool, question, &query.name, &root).map_err(
-                            |source| BenchError::Spawn {
-                                tool: tool.label(question).to_owned(),
-                                source,
-                            },
-                        )?;
-                    if !clean {
-                        tool_errors.entry(tool).or_insert_with(|| {
-                            format!(
-                                "{} reported errors (for `{}`, among others); its answers were counted as printed",
-                                tool.label(question),
-                                query.name
-                            )
-                        });
-                    }
-                    let asked: &[Question] = if tool.is_grep() {
-                        &Question::ALL
-                    } else {
-                        std::slice::from_ref(&question)
-                    };
-                    for &asked in asked {
-                        let tally = tallies.entry((tool, asked)).or_default();
-                        tally.time(query.class, answer.elapsed);
-                        if !first_round {
-                            continue;
-                        }
-                        tally.lines += answer.lines;
-                        tally.bytes += answer.bytes;
-                        tally.answered += 1;
-                        let expected = match asked {
-                            _ if !tool.is_grep() => None,
-                            Question::Definitions => truth_defs.as_ref().or(index_defs.as_ref()),
-                            Question::References => truth_refs.as_ref(),
-                        };
-                        if let Some(expected) = expected {
-                            tally.score(query.class, &answer.sites, expected);
-                        }
-                    }
-                    if tool.is_grep() && first_round {
-                        records[q]
-                            .grep_lines
-                            .insert(tool.label(question), answer.lines);
-                    }
+                    session.process(tool, q, query, &root, scoring.as_ref())?;
                 }
             }
         }
     }
-    notes.extend(tool_errors.into_values());
+    notes.extend(std::mem::take(&mut session.tool_errors).into_values());
 
-    // mcursor as a process prints the in-process answer; it is scored once, in-process.
-    let scored_against = |tool: Tool, question: Question| match (&expected, question) {
+    let scored_against = |tool: Tool, question: Question| match question {
         _ if tool == Tool::Mcursor => "",
-        (Expected::Truth(_), _) => "truth",
-        (Expected::Index, Question::Definitions) if tool.is_grep() => "index",
+        _ if truth.is_some() => "truth",
+        Question::Definitions if tool.is_grep() => "index",
         _ => "",
     };
-    let mut questions = Vec::new();
-    for question in Question::ALL {
-        let baseline = tallies
-            .get(&(Tool::Mcursor, question))
-            .map(|t| median_and_p99(&t.times.values().flatten().copied().collect::<Vec<_>>()).0);
-        let mut rows = Vec::new();
-        for &tool in tools {
-            let Some(tally) = tallies.get(&(tool, question)) else {
-                continue;
-            };
-            let all: Vec<Duration> = tally.times.values().flatten().copied().collect();
-            let (median_us, p99_us) = median_and_p99(&all);
-            let against = scored_against(tool, question);
-            let mut by_class = BTreeMap::new();
-            for (class, times) in &tally.times {
-                let (median_us, p99_us) = median_and_p99(times);
-                let score = if against.is_empty() {
-                    Score::default()
-                } else {
-                    pooled(tally.counts.get(class).copied().unwrap_or_default())
-                };
-                by_class.insert(
-                    class.as_str(),
-                    ClassFigures {
-                        queries: queries.iter().filter(|q| q.class == *class).count(),
-                        median_us,
-                        p99_us,
-                        score,
-                    },
-                );
-            }
-            let score = Score {
-                precision: mean(by_class.values().map(|c| c.score.precision)),
-                recall: mean(by_class.values().map(|c| c.score.recall)),
-            };
-            let per_query = |total: usize| {
-                if tally.answered == 0 {
-                    0.0
-                } else {
-                    total as f64 / tally.answered as f64
-                }
-            };
-            rows.push(Row {
-                tool,
-                label: tool.label(question),
-                samples: all.len(),
-                median_us,
-                p99_us,
-                times_mcursor: match baseline {
-                    Some(base)
-                        if base > 0.0
-                            && tool != Tool::Mcursor
-                            && tool != Tool::McursorInProcess =>
-                    {
-                        Some(median_us / base)
-                    }
-                    _ => None,
-                },
-                lines_per_query: per_query(tally.lines),
-                bytes_per_query: per_query(tally.bytes),
-                score,
-                scored_against: against,
-                by_class,
+    let questions = Question::ALL
+        .into_iter()
+        .map(|question| {
+            let baseline = session.tallies.get(&(Tool::Mcursor, question)).map(|t| {
+                median_and_p99(&t.times.values().flatten().copied().collect::<Vec<_>>()).0
             });
-        }
-        questions.push(QuestionReport { question, rows });
-    }
+            let rows = tools
+                .iter()
+                .filter_map(|&tool| {
+                    let tally = session.tallies.get(&(tool, question))?;
+                    Some(row(
+                        tool,
+                        question,
+                        tally,
+                        scored_against(tool, question),
+                        &queries,
+                        baseline,
+                    ))
+                })
+                .collect();
+            QuestionReport { question, rows }
+        })
+        .collect();
 
     Ok(BenchReport {
         corpus,
@@ -523,10 +594,10 @@ pub fn run_bench(
         runs,
         seed: options.seed,
         truth: options.truth.clone(),
-        skipped: programs.skipped,
+        skipped: programs.skipped.clone(),
         notes,
         questions,
-        names: records,
+        names: session.records,
     })
 }
 

@@ -119,20 +119,19 @@ pub fn svg(report: &BenchReport) -> Result<String> {
     Ok(document)
 }
 
-/// Writes the plot to `path` (through a temporary file beside it, so a failed run leaves
-/// any earlier plot whole).
+/// Writes the plot to `path` (through `PATH.partial` beside it, renamed into place, so a
+/// failed run leaves any earlier plot whole; the file gets the usual permissions).
 pub fn plot_svg(report: &BenchReport, path: &Path) -> Result<()> {
     let document = svg(report)?;
-    let io = |source| BenchError::Io {
+    let mut partial = path.as_os_str().to_owned();
+    partial.push(".partial");
+    let partial = std::path::PathBuf::from(partial);
+    let written = std::fs::write(&partial, document).and_then(|()| std::fs::rename(&partial, path));
+    if written.is_err() {
+        let _ = std::fs::remove_file(&partial);
+    }
+    written.map_err(|source| BenchError::Io {
         path: path.to_path_buf(),
         source,
-    };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
-    std::io::Write::write_all(&mut temp, document.as_bytes()).map_err(io)?;
-    temp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    })
 }

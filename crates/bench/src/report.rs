@@ -171,6 +171,28 @@ pub fn render_table(report: &BenchReport) -> String {
         }
     }
     table(&mut out, &["tool", "rare", "medium", "common"], &rows);
+    let _ = writeln!(
+        out,
+        "\nLines to read per name, by name class (rare / medium / common):"
+    );
+    let mut rows = Vec::new();
+    for q in &report.questions {
+        for row in &q.rows {
+            let reads = row.lines_per_query > 0.0 || row.bytes_per_query > 0.0;
+            if !reads || (row.tool.is_grep() && q.question == Question::References) {
+                continue;
+            }
+            let mut cells = vec![row.label.to_owned()];
+            for class in ["rare", "medium", "common"] {
+                cells.push(row.by_class.get(class).map_or_else(
+                    || "—".to_owned(),
+                    |c| format!("{:.1} ({})", c.lines_per_query, bytes(c.bytes_per_query)),
+                ));
+            }
+            rows.push(cells);
+        }
+    }
+    table(&mut out, &["tool", "rare", "medium", "common"], &rows);
     if report.truth.is_some() {
         let _ = writeln!(
             out,

@@ -29,8 +29,8 @@ fn take(mut pool: Vec<(String, usize)>, count: usize, rng: &mut SplitMix64) -> V
 }
 
 /// Names that have at least one definition, classed by how many references the index
-/// holds for them: rare (1 to 3), very common (the most referenced, up to 100 or the top
-/// 5%), medium (the rest with more than 3).
+/// holds for them: very common (the most referenced: the top 5%, at most 100, at least
+/// `per_class`), rare (1 to 3), medium (the rest).
 pub fn from_index(index: &Index, per_class: usize, seed: u64) -> Vec<Query> {
     let store = index.store();
     let mut counted: Vec<(String, usize)> = Vec::new();
@@ -46,8 +46,10 @@ pub fn from_index(index: &Index, per_class: usize, seed: u64) -> Vec<Query> {
     }
     // Most referenced first; ties by name so the order does not depend on the store.
     counted.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let common_len = (counted.len() / 20).clamp(per_class.min(counted.len()), COMMON_POOL);
-    let common_len = common_len.min(counted.len());
+    let common_len = (counted.len() / 20)
+        .min(COMMON_POOL)
+        .max(per_class)
+        .min(counted.len());
     let rest = counted.split_off(common_len);
     let common = counted;
     let (rare, medium): (Vec<_>, Vec<_>) = rest
@@ -84,4 +86,42 @@ pub fn from_truth(truth: &Truth, per_class: usize, seed: u64) -> Vec<Query> {
         }
     }
     queries
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mcursor_synth::{SynthConfig, SynthLang, generate};
+
+    #[test]
+    fn truth_sampling_is_seeded_and_per_class() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let truth = generate(
+            &SynthConfig {
+                lang: SynthLang::Rust,
+                files: 80,
+                seed: 4,
+            },
+            &dir.path().join("c"),
+        )
+        .expect("generate");
+        let a = from_truth(&truth, 5, 1);
+        let b = from_truth(&truth, 5, 1);
+        let c = from_truth(&truth, 5, 2);
+        let names = |q: &[Query]| q.iter().map(|q| q.name.clone()).collect::<Vec<_>>();
+        assert_eq!(names(&a), names(&b));
+        assert_ne!(names(&a), names(&c));
+        let count = |class| a.iter().filter(|q| q.class == class).count();
+        // Three common names exist (`new`, `get`, `render`): fewer than asked is fine.
+        assert_eq!(
+            (
+                count(NameClass::Rare),
+                count(NameClass::Medium),
+                count(NameClass::Common)
+            ),
+            (5, 5, 3)
+        );
+        assert_eq!(per_class(60), 20);
+        assert_eq!(per_class(1), 1);
+    }
 }

@@ -77,9 +77,10 @@ fn bench_on_a_fixture_reports_every_tool_and_draws_a_plot() {
     assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
     assert!(svg.contains("Where is NAME defined?") && svg.contains("mcursor find"));
 
+    // More names asked for than the fixture has: every eligible name, once.
     let table = stdout(&mcursor(
         repo.path(),
-        &["bench", "--queries", "3", "--runs", "1"],
+        &["bench", "--queries", "400", "--runs", "1"],
     ));
     assert!(table.contains("Where is NAME used?"), "{table}");
     assert!(table.contains("mcursor refs (in-process)"), "{table}");
@@ -181,6 +182,33 @@ fn bad_inputs_are_clear_errors() {
         "{}",
         stderr(&output)
     );
+
+    let text_only = tempfile::tempdir().expect("tempdir");
+    std::fs::write(text_only.path().join("README.md"), "no code here\n").expect("write");
+    index(text_only.path());
+    let output = mcursor(text_only.path(), &["bench"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("no names to look up"),
+        "{}",
+        stderr(&output)
+    );
+
+    let output = mcursor(
+        repo.path(),
+        &[
+            "bench",
+            "--queries",
+            "3",
+            "--runs",
+            "1",
+            "--plot",
+            "no/such/dir/plot.svg",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("plot.svg"), "{}", stderr(&output));
+    assert!(!repo.path().join("no").exists());
 
     let missing = mcursor(repo.path(), &["bench", "--truth", "nope.json"]);
     assert_eq!(missing.status.code(), Some(2));
