@@ -294,6 +294,45 @@ impl<'t> FileWriter<'t> {
     }
 }
 
+/// What one module's template needs from the plan.
+#[derive(Clone, Copy)]
+struct ModuleLinks<'p> {
+    file: &'p FilePlan,
+    imported: &'p FilePlan,
+    qualified: &'p FilePlan,
+    shared: &'p str,
+    shadow: &'p str,
+    /// A shared function to import, and the module it is imported from.
+    shared_import: Option<(&'p str, &'p FilePlan)>,
+}
+
+/// Writes every planned module as `src/<dir>/<module>.<extension>` with `template`.
+fn write_modules(
+    plan: &Plan,
+    root: &Path,
+    truth: &mut Truth,
+    extension: &str,
+    template: fn(&ModuleLinks<'_>, &mut FileWriter<'_>),
+) -> Result<()> {
+    for (file, links) in plan.files.iter().zip(&plan.links) {
+        let module = ModuleLinks {
+            file,
+            imported: &plan.files[links.imported],
+            qualified: &plan.files[links.qualified],
+            shared: &plan.shared_names[file.shared_fn],
+            shadow: &plan.shared_names[links.shadow],
+            shared_import: links
+                .shared
+                .map(|(name, holder)| (plan.shared_names[name].as_str(), &plan.files[holder])),
+        };
+        let path = format!("src/{}/{}.{extension}", file.dir, file.module);
+        let mut writer = FileWriter::new(path.clone(), truth);
+        template(&module, &mut writer);
+        write_file(root, &path, &writer.text)?;
+    }
+    Ok(())
+}
+
 fn write_file(root: &Path, relative: &str, text: &str) -> Result<()> {
     let path = root.join(relative);
     if let Some(parent) = path.parent() {
