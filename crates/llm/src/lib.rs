@@ -1,0 +1,193 @@
+//! mcursor-llm owns the conversation with a model: an OpenAI-compatible
+//! `/chat/completions` client that always streams (server-sent events parsed by
+//! `eventsource-stream` over reqwest's byte stream), turns text and tool-call deltas into
+//! [`Event`]s as they arrive, assembles tool calls by their `index`, and returns one
+//! [`Completion`].
+//!
+//! Reliability: a request is retried as a whole (never resumed) on connection errors,
+//! 408/409/429/5xx (no sooner than `Retry-After`, seconds or HTTP date), an idle stream, a
+//! malformed chunk, an in-stream error, or a stream that ends without `finish_reason` or
+//! `[DONE]`; exponential backoff with full jitter. 400/401/403/404 are not retried and
+//! carry the server's message. The caller runs tools only with a finished
+//! [`Completion`], so a retried request never re-runs a tool.
+//!
+//! Boundaries: async (tokio); knows the wire format and nothing about tools, the index or
+//! terminals.
+
+mod config;
+mod error;
+mod retry;
+mod stream;
+mod types;
+
+use std::time::SystemTime;
+
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+
+pub use config::{ModelConfig, PRESETS, Preset, Settings};
+pub use error::LlmError;
+pub use retry::{RetryPolicy, parse_retry_after};
+pub use types::{ChatRequest, Completion, Event, FunctionCall, Message, ToolCall, ToolSpec, Usage};
+
+/// A configured model client; cheap to clone and share.
+#[derive(Clone, Debug)]
+pub struct Client {
+    http: reqwest::Client,
+    config: ModelConfig,
+}
+
+/// One attempt's failure and how long the server asked us to wait.
+struct Failure {
+    error: LlmError,
+    retry_after: Option<std::time::Duration>,
+}
+
+impl From<LlmError> for Failure {
+    fn from(error: LlmError) -> Self {
+        Failure {
+            error,
+            retry_after: None,
+        }
+    }
+}
+
+/// The server's own words from an error body (`{"error":{"message":…}}` or plain text).
+fn server_message(body: &str) -> String {
+    let parsed: Option<serde_json::Value> = serde_json::from_str(body).ok();
+    let message = parsed.as_ref().and_then(|v| {
+        v.pointer("/error/message")
+            .or_else(|| v.get("error"))
+            .or_else(|| v.get("message"))
+            .and_then(|m| m.as_str().map(str::to_owned))
+    });
+    let text = message.unwrap_or_else(|| body.trim().to_owned());
+    if text.is_empty() {
+        "(no message)".to_owned()
+    } else {
+        text.chars().take(500).collect()
+    }
+}
+
+impl Client {
+    pub fn new(config: ModelConfig) -> Result<Client, LlmError> {
+        let http = reqwest::Client::builder()
+            .connect_timeout(config.connect_timeout)
+            .user_agent(concat!("mcursor/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .map_err(|e| LlmError::Connection(e.to_string()))?;
+        Ok(Client { http, config })
+    }
+
+    pub fn config(&self) -> &ModelConfig {
+        &self.config
+    }
+
+    fn body(&self, request: &ChatRequest) -> serde_json::Value {
+        let mut body = serde_json::json!({
+            "model": self.config.model,
+            "messages": request.messages,
+            "stream": true,
+        });
+        if !request.tools.is_empty() {
+            body["tools"] = serde_json::json!(request.tools);
+        }
+        if let Some(t) = request.temperature {
+            body["temperature"] = serde_json::json!(t);
+        }
+        body
+    }
+
+    /// Streams one completion, calling `on_event` as pieces arrive, retrying the whole
+    /// request on retryable failures (announced by [`Event::Retrying`]).
+    pub async fn complete(
+        &self,
+        request: &ChatRequest,
+        on_event: &mut (dyn FnMut(Event) + Send),
+    ) -> Result<Completion, LlmError> {
+        let body = self.body(request);
+        let policy = &self.config.retry;
+        let mut attempt = 1;
+        loop {
+            let failure = match self.attempt(&body, on_event).await {
+                Ok(completion) => return Ok(completion),
+                Err(failure) => failure,
+            };
+            if !failure.error.is_retryable() {
+                return Err(failure.error);
+            }
+            if attempt >= policy.max_attempts.max(1) {
+                return Err(LlmError::RetriesExhausted {
+                    attempts: attempt,
+                    last: Box::new(failure.error),
+                });
+            }
+            let delay = policy.delay(attempt, failure.retry_after);
+            on_event(Event::Retrying {
+                attempt,
+                delay,
+                reason: failure.error.to_string(),
+            });
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    async fn attempt(
+        &self,
+        body: &serde_json::Value,
+        on_event: &mut (dyn FnMut(Event) + Send),
+    ) -> Result<Completion, Failure> {
+        let url = format!("{}/chat/completions", self.config.base_url);
+        let mut request = self.http.post(&url).json(body);
+        if let Some(key) = &self.config.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request
+            .send()
+            .await
+            .map_err(|e| LlmError::Connection(describe(&e)))?;
+        let status = response.status();
+        if !status.is_success() {
+            let retry_after = response
+                .headers()
+                .get(reqwest::header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| parse_retry_after(v, SystemTime::now()));
+            let text = response.text().await.unwrap_or_default();
+            return Err(Failure {
+                error: LlmError::Http {
+                    status: status.as_u16(),
+                    message: server_message(&text),
+                },
+                retry_after,
+            });
+        }
+        let idle = self.config.idle_timeout;
+        let mut events = response.bytes_stream().eventsource();
+        let mut assembler = stream::Assembler::default();
+        while !assembler.done() {
+            let next = tokio::time::timeout(idle, events.next())
+                .await
+                .map_err(|_| LlmError::IdleTimeout(idle))?;
+            match next {
+                None => break,
+                Some(Err(e)) => return Err(LlmError::Connection(e.to_string()).into()),
+                Some(Ok(event)) => assembler.feed(&event.data, on_event)?,
+            }
+        }
+        Ok(assembler.finish()?)
+    }
+}
+
+/// reqwest's error with its causes, which say what actually failed (refused, DNS, TLS).
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
