@@ -1,21 +1,25 @@
 //! mcursor-agent owns what the agent does on the model's behalf. So far: the workspace
-//! rule (file tools never reach outside the root, symbolic links included) and the file
+//! rule (file tools never reach outside the root, symbolic links included), the file
 //! tools `read_file`, `write_file`, `edit_file` and `list_directory`, each a JSON schema
-//! for the model plus a handler that turns the model's arguments into compact text.
+//! for the model plus a handler that turns the model's arguments into compact text, and
+//! `execute_command` (async: live output, capped result, process-group kill on timeout or
+//! cancellation, credentials kept out of the child's environment).
 //!
 //! Every failure (bad JSON, a missing argument, an unknown tool, a missing file, an edit
 //! that does not match once) becomes a tool result the model reads and can act on; none
-//! of them ends a turn. The agent loop, the shell and index tools, approvals and
-//! `mcursor ask` are still to come (issue 3).
+//! of them ends a turn. The agent loop, the index tools, approvals and `mcursor ask` are
+//! still to come (issue 3).
 //!
-//! Handlers are synchronous (file system work); the async loop runs them on blocking
+//! File handlers are synchronous (file system work); the async loop runs them on blocking
 //! threads.
 
 mod files;
+mod shell;
 mod workspace;
 
 pub use files::{LIST_MAX_ENTRIES, READ_MAX_BYTES, READ_MAX_LINES};
 pub use mcursor_llm::ToolSpec;
+pub use shell::{CommandOptions, execute_command, execute_command_spec, filtered_env};
 pub use workspace::Workspace;
 
 /// Why a tool call failed; the message is written for the model.
@@ -82,11 +86,13 @@ pub fn file_tool_specs() -> Vec<ToolSpec> {
     FILE_TOOLS.iter().map(|t| (t.spec)()).collect()
 }
 
-/// Whether the named tool changes files (and so needs approval and runs in order).
+/// Whether the named tool changes files or runs commands (and so needs approval and runs
+/// in order).
 pub fn mutates(name: &str) -> bool {
-    FILE_TOOLS
-        .iter()
-        .any(|t| t.mutates && (t.spec)().name == name)
+    name == "execute_command"
+        || FILE_TOOLS
+            .iter()
+            .any(|t| t.mutates && (t.spec)().name == name)
 }
 
 /// Runs a file tool on the model's raw `arguments` text.
