@@ -14,10 +14,12 @@
 //! threads.
 
 mod files;
+mod index_tools;
 mod shell;
 mod workspace;
 
 pub use files::{LIST_MAX_ENTRIES, READ_MAX_BYTES, READ_MAX_LINES};
+pub use index_tools::IndexTools;
 pub use mcursor_llm::ToolSpec;
 pub use shell::{CommandOptions, execute_command, execute_command_spec, filtered_env};
 pub use workspace::Workspace;
@@ -41,6 +43,8 @@ pub enum ToolError {
     NoMatch(String),
     #[error("{path}: {detail}")]
     Io { path: String, detail: String },
+    #[error("the code index could not answer: {0}")]
+    Index(String),
 }
 
 /// A tool call's result as the model will read it.

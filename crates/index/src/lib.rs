@@ -22,6 +22,7 @@
 //! # Ok::<(), mcursor_index::IndexError>(())
 //! ```
 
+pub mod answers;
 pub mod build;
 pub mod error;
 mod graph;

@@ -241,12 +241,15 @@ impl QueryPart {
                     if &lower == whole {
                         return true;
                     }
-                    if !parts.is_empty() {
-                        for word in sub_words(run) {
-                            for (i, p) in parts.iter().enumerate() {
-                                if *p == word {
-                                    seen_parts[i] = true;
-                                }
+                    for word in sub_words(run) {
+                        // A one-word query matches that word inside identifiers too
+                        // (`config` finds `load_config`), as the text index does.
+                        if parts.is_empty() && word == *whole {
+                            return true;
+                        }
+                        for (i, p) in parts.iter().enumerate() {
+                            if *p == word {
+                                seen_parts[i] = true;
                             }
                         }
                     }
@@ -375,6 +378,10 @@ mod tests {
         assert!(parts[0].matches_line("fn parse_file() {}"));
         assert!(parts[0].matches_line("ParseFile::new()"));
         assert!(!parts[0].matches_line("fn parse() {}"));
+        let parts = parse_query("config");
+        assert!(parts[0].matches_line("fn load_config() {}"));
+        assert!(parts[0].matches_line("let c = parseConfig(x);"));
+        assert!(!parts[0].matches_line("fn configure() {}"));
         let parts = parse_query("\"retry backoff\"");
         assert!(parts[0].matches_line("// retry backoff policy"));
         assert!(!parts[0].matches_line("// backoff retry"));

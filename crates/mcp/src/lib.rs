@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use mcursor_index::{
     BuildOptions, FindQuery, Index, IndexError, Progress, RefTarget, RefsQuery, SearchQuery,
-    SymbolHit, build_index,
+    SymbolHit, answers, build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -187,13 +187,6 @@ fn failure(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
 
-fn symbol_line(hit: &SymbolHit) -> String {
-    format!(
-        "{}:{}:{} {} {}  {}",
-        hit.path, hit.line, hit.column, hit.kind, hit.qualified_name, hit.signature
-    )
-}
-
 impl IndexServer {
     pub fn new(root: PathBuf) -> Self {
         Self {
@@ -335,15 +328,8 @@ fn resolve_targets(index: &Index, target: &str) -> Result<Targets, String> {
 }
 
 fn missing(name: &str, suggestions: Vec<String>) -> CallToolResult {
-    let mut text = format!("no symbol named {name}");
-    if !suggestions.is_empty() {
-        text.push_str(&format!(
-            "\nsuggestions (not matches): {}",
-            suggestions.join(", ")
-        ));
-    }
     answer(
-        text,
+        answers::missing(name, &suggestions),
         serde_json::json!({ "found": false, "name": name, "suggestions": suggestions }),
     )
 }
@@ -374,9 +360,8 @@ impl IndexServer {
                 if hits.is_empty() {
                     return Ok(missing(&name, index.similar_names(&name, 5)));
                 }
-                let text = hits.iter().map(symbol_line).collect::<Vec<_>>().join("\n");
                 Ok(answer(
-                    text,
+                    answers::definitions(&hits),
                     serde_json::json!({ "found": true, "definitions": hits }),
                 ))
             })
@@ -407,32 +392,7 @@ impl IndexServer {
                     Targets::Missing { suggestions } => return Ok(missing(&target, suggestions)),
                 };
                 let refs = index.references(&targets, &query);
-                let text = if refs.is_empty() {
-                    format!(
-                        "{target} is defined ({}) but nothing in the index refers to it",
-                        targets
-                            .iter()
-                            .map(|t| format!("{}:{}", t.path, t.line))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )
-                } else {
-                    refs.iter()
-                        .map(|r| {
-                            format!(
-                                "{}:{}:{} [{} in {}, {}] {}",
-                                r.path,
-                                r.line,
-                                r.column,
-                                r.kind,
-                                r.enclosing.as_deref().unwrap_or("top level"),
-                                r.confidence,
-                                r.text
-                            )
-                        })
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                };
+                let text = answers::references(&target, &targets, &refs);
                 Ok(answer(
                     text,
                     serde_json::json!({ "found": true, "definitions": targets, "references": refs }),
@@ -489,15 +449,10 @@ impl IndexServer {
         let result = self
             .query(&meta, &peer, move |index| {
                 let hits = index.search(&query).map_err(|e| e.to_string())?;
-                let text = if hits.is_empty() {
-                    "no matches".to_owned()
-                } else {
-                    hits.iter()
-                        .map(|h| format!("{}:{}: {}", h.path, h.line, h.text))
-                        .collect::<Vec<_>>()
-                        .join("\n")
-                };
-                Ok(answer(text, serde_json::json!({ "matches": hits })))
+                Ok(answer(
+                    answers::search(&hits),
+                    serde_json::json!({ "matches": hits }),
+                ))
             })
             .await;
         Ok(result.unwrap_or_else(failure))

@@ -1,0 +1,256 @@
+//! `find_symbol`, `find_references`, `search_code`: the index answering the model, in
+//! the same words as over MCP. The first call builds the index if there is none, and
+//! every call first checks that the working tree still matches it (rebuilding when the
+//! agent or anyone else changed files), so answers never come from before an edit.
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use mcursor_index::{
+    BuildOptions, FindQuery, Index, IndexError, RefTarget, RefsQuery, SearchQuery, answers,
+    build_index,
+};
+use serde_json::{Value, json};
+
+use crate::{ToolError, ToolSpec};
+
+const FIND_LIMIT: usize = 50;
+const REFS_LIMIT: usize = 200;
+const SEARCH_LIMIT: usize = 50;
+
+pub fn specs() -> Vec<ToolSpec> {
+    vec![
+        ToolSpec {
+            name: "find_symbol".into(),
+            description: "Where is a symbol defined? Exact lookup in the code index by name or \
+                          qualified name (`Type::method`, `Class.method`): path:line:column, \
+                          kind, qualified name, signature. Use this instead of searching for \
+                          an identifier."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"]
+            }),
+        },
+        ToolSpec {
+            name: "find_references".into(),
+            description: "Who uses a symbol? References by name or `path:line[:column]`, each \
+                          with its kind of use, the enclosing definition and whether it is \
+                          resolved or a heuristic name match."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {"target": {"type": "string"}},
+                "required": ["target"]
+            }),
+        },
+        ToolSpec {
+            name: "search_code".into(),
+            description: "Full-text search of the code: words match identifiers and their \
+                          sub-words, \"quoted phrases\", or a regular expression with \
+                          regex=true; optional path glob (`src/**/*.rs`)."
+                .into(),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "query": {"type": "string"},
+                    "regex": {"type": "boolean"},
+                    "path": {"type": "string"}
+                },
+                "required": ["query"]
+            }),
+        },
+    ]
+}
+
+pub fn is_index_tool(name: &str) -> bool {
+    matches!(name, "find_symbol" | "find_references" | "search_code")
+}
+
+/// The repository's index, opened once and refreshed when files changed.
+pub struct IndexTools {
+    root: PathBuf,
+    current: Mutex<Option<Arc<Index>>>,
+}
+
+fn index_error(e: IndexError) -> ToolError {
+    ToolError::Index(e.to_string())
+}
+
+fn text_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
+    match args.get(name) {
+        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
+        Some(Value::String(_)) => Err(ToolError::BadArguments(format!("`{name}` is empty"))),
+        Some(_) => Err(ToolError::BadArguments(format!(
+            "`{name}` must be a string"
+        ))),
+        None => Err(ToolError::BadArguments(format!("`{name}` is required"))),
+    }
+}
+
+fn note_limit(mut text: String, shown: usize, limit: usize, hint: &str) -> String {
+    if shown >= limit {
+        text.push_str(&format!("\n(first {limit} shown; {hint})"));
+    }
+    text
+}
+
+impl IndexTools {
+    pub fn new(root: PathBuf) -> Self {
+        IndexTools {
+            root,
+            current: Mutex::new(None),
+        }
+    }
+
+    /// The index, built or rebuilt first when missing or older than the working tree.
+    fn fresh(&self) -> Result<Arc<Index>, ToolError> {
+        let mut current = self
+            .current
+            .lock()
+            .map_err(|_| ToolError::Index("the index lock was poisoned".into()))?;
+        if let Some(index) = current.as_ref()
+            && index.status().current
+        {
+            return Ok(index.clone());
+        }
+        let opened = match Index::open_root(&self.root) {
+            Ok(index) if index.status().current => Some(index),
+            Ok(_)
+            | Err(
+                IndexError::NoIndex(_)
+                | IndexError::Io { .. }
+                | IndexError::FormatMismatch { .. }
+                | IndexError::Corrupt { .. },
+            ) => None,
+            Err(e) => return Err(index_error(e)),
+        };
+        let index = match opened {
+            Some(index) => index,
+            None => {
+                build_index(&self.root, &BuildOptions::default(), &|_| {}).map_err(index_error)?;
+                Index::open_root(&self.root).map_err(index_error)?
+            }
+        };
+        let index = Arc::new(index);
+        *current = Some(index.clone());
+        Ok(index)
+    }
+
+    /// Runs one index tool (synchronous: call it from a blocking thread).
+    pub fn run(&self, name: &str, args: &Value) -> Result<String, ToolError> {
+        match name {
+            "find_symbol" => {
+                let name = text_arg(args, "name")?;
+                let index = self.fresh()?;
+                let hits = index.find(&FindQuery {
+                    limit: Some(FIND_LIMIT),
+                    ..FindQuery::exact(name)
+                });
+                if hits.is_empty() {
+                    return Ok(answers::missing(name, &index.similar_names(name, 5)));
+                }
+                Ok(note_limit(
+                    answers::definitions(&hits),
+                    hits.len(),
+                    FIND_LIMIT,
+                    "use a qualified name such as Type::method to narrow",
+                ))
+            }
+            "find_references" => {
+                let target = text_arg(args, "target")?;
+                let index = self.fresh()?;
+                let definitions = index
+                    .targets(&RefTarget::parse(target))
+                    .map_err(index_error)?;
+                if definitions.is_empty() {
+                    return Ok(answers::missing(target, &index.similar_names(target, 5)));
+                }
+                let refs = index.references(
+                    &definitions,
+                    &RefsQuery {
+                        limit: Some(REFS_LIMIT),
+                        ..RefsQuery::default()
+                    },
+                );
+                Ok(note_limit(
+                    answers::references(target, &definitions, &refs),
+                    refs.len(),
+                    REFS_LIMIT,
+                    "ask about one definition by its path:line to narrow",
+                ))
+            }
+            "search_code" => {
+                let query = text_arg(args, "query")?;
+                let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
+                let path_glob = args.get("path").and_then(Value::as_str).map(str::to_owned);
+                let index = self.fresh()?;
+                let hits = index
+                    .search(&SearchQuery {
+                        query: query.to_owned(),
+                        regex,
+                        path_glob,
+                        lang: None,
+                        limit: SEARCH_LIMIT,
+                    })
+                    .map_err(index_error)?;
+                Ok(note_limit(
+                    answers::search(&hits),
+                    hits.len(),
+                    SEARCH_LIMIT,
+                    "narrow with a path glob or a more specific query",
+                ))
+            }
+            other => Err(ToolError::BadArguments(format!(
+                "{other} is not an index tool"
+            ))),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_call_builds_the_index_and_later_ones_see_edits() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn parse_config() {}\n").expect("write");
+        let tools = IndexTools::new(dir.path().to_path_buf());
+        let found = tools
+            .run("find_symbol", &json!({"name": "parse_config"}))
+            .expect("find");
+        assert!(
+            found.starts_with("src/lib.rs:1:8 function parse_config"),
+            "{found}"
+        );
+        assert!(dir.path().join(".mcursor").is_dir());
+
+        std::fs::write(
+            dir.path().join("src/lib.rs"),
+            "pub fn load_config() {}\npub fn main() { load_config(); }\n",
+        )
+        .expect("edit");
+        let gone = tools
+            .run("find_symbol", &json!({"name": "parse_config"}))
+            .expect("find");
+        assert!(gone.starts_with("no symbol named parse_config"), "{gone}");
+        let refs = tools
+            .run("find_references", &json!({"target": "load_config"}))
+            .expect("refs");
+        assert!(refs.starts_with("src/lib.rs:2:17 [call in main"), "{refs}");
+        let search = tools
+            .run("search_code", &json!({"query": "load config"}))
+            .expect("search");
+        assert!(
+            search.contains("src/lib.rs:1: pub fn load_config() {}"),
+            "{search}"
+        );
+        assert!(matches!(
+            tools.run("find_symbol", &json!({"name": 3})),
+            Err(ToolError::BadArguments(_))
+        ));
+    }
+}
