@@ -15,13 +15,20 @@
 
 mod files;
 mod index_tools;
+mod session;
 mod shell;
+mod toolbox;
 mod workspace;
 
 pub use files::{LIST_MAX_ENTRIES, READ_MAX_BYTES, READ_MAX_LINES};
 pub use index_tools::IndexTools;
 pub use mcursor_llm::ToolSpec;
+pub use session::{
+    AgentError, AgentEvent, AgentOptions, Approval, ApprovalRequest, Decision, Session, Stop,
+    TurnOutcome, estimate_tokens,
+};
 pub use shell::{CommandOptions, execute_command, execute_command_spec, filtered_env};
+pub use toolbox::Toolbox;
 pub use workspace::Workspace;
 
 /// Why a tool call failed; the message is written for the model.
@@ -45,6 +52,8 @@ pub enum ToolError {
     Io { path: String, detail: String },
     #[error("the code index could not answer: {0}")]
     Index(String),
+    #[error("the tool failed unexpectedly: {0}")]
+    Internal(String),
 }
 
 /// A tool call's result as the model will read it.

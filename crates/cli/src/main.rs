@@ -5,6 +5,7 @@
 //! `--json` prints machine-readable output on stdout and nothing else there; messages go
 //! to stderr. Colors only on a terminal, never with `NO_COLOR`.
 
+mod ask;
 mod render;
 
 use std::io::Write;
@@ -68,6 +69,8 @@ enum Command {
     Status,
     /// Serve the index to other agents over the Model Context Protocol (stdio).
     Mcp,
+    /// Ask the coding agent: an OpenAI-compatible model with file, shell and index tools.
+    Ask(ask::AskArgs),
     /// Time symbol lookups through the index against rg, git grep and grep on this
     /// repository, with the lines each answer makes you read and grep's precision.
     Bench(BenchArgs),
@@ -280,6 +283,11 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Search(args) => search(&open(&cwd)?, args, out),
         Command::Status => status(&open(&cwd)?, out),
         Command::Bench(args) => bench(&cwd, args, out),
+        Command::Ask(args) => Ok(if ask::run(&cwd, args, out.json)? {
+            Found::Some
+        } else {
+            Found::None
+        }),
         Command::Mcp => {
             mcursor_mcp::serve_stdio(&cwd)?;
             Ok(Found::Some)

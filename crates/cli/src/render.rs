@@ -12,8 +12,9 @@ const PATH: Style = AnsiColor::Magenta.on_default();
 const LINE: Style = AnsiColor::Green.on_default();
 const KIND: Style = AnsiColor::Cyan.on_default();
 const NAME: Style = Style::new().bold();
-const DIM: Style = Style::new().dimmed();
-const WARN: Style = AnsiColor::Yellow.on_default();
+pub const DIM: Style = Style::new().dimmed();
+pub const WARN: Style = AnsiColor::Yellow.on_default();
+pub const HEADER: Style = AnsiColor::Blue.on_default().bold();
 
 /// Buffered stdout that knows whether it prints JSON.
 pub struct Out {

@@ -1,0 +1,569 @@
+//! The agent loop: ask the model, run the tools it calls, give it their results, until it
+//! answers without calling a tool (or the step limit, or Ctrl-C).
+//!
+//! Order and safety: tools run only on a finished model message (a retried request never
+//! re-runs one); read-only calls that stand next to each other in a message run
+//! concurrently, a mutating call (`write_file`, `edit_file`, `execute_command`) runs alone,
+//! in order, after approval. Results go back in the order of the calls, each tagged with
+//! its call's id.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use mcursor_llm::{ChatRequest, Client, Event, LlmError, Message, ToolCall, ToolSpec};
+use serde_json::json;
+use tokio::sync::watch;
+
+use crate::{ToolOutcome, Toolbox, mutates};
+
+/// How mutating tools are approved.
+#[derive(Clone)]
+pub enum Approval {
+    /// `--yes`: everything runs.
+    Always,
+    /// Ask someone (a terminal prompt); the answer may allow a tool for the session.
+    Ask(Arc<dyn Fn(&ApprovalRequest) -> Decision + Send + Sync>),
+    /// No terminal and no `--yes`: mutating tools are refused, and the model told why.
+    Refuse,
+}
+
+#[derive(Clone, Debug)]
+pub struct ApprovalRequest {
+    pub tool: String,
+    /// The call's arguments as the model sent them.
+    pub arguments: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    Yes,
+    No,
+    /// Yes, and do not ask again for this tool in this session.
+    AlwaysThisSession,
+}
+
+#[derive(Clone)]
+pub struct AgentOptions {
+    pub max_steps: usize,
+    pub approval: Approval,
+    /// The model's context window, in tokens (estimated as 4 bytes of text each).
+    pub context_window: usize,
+    /// Compact when the conversation passes this fraction of the window.
+    pub compact_at: f64,
+    /// Messages at the end that compaction keeps verbatim (4: the last two tool steps),
+    /// besides the question being worked on.
+    pub keep_recent: usize,
+    /// A tool result longer than this is cut, with a note saying how to get the rest.
+    pub max_tool_result: usize,
+    /// Whether the `task` tool (a sub-agent) is offered.
+    pub subagents: bool,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        AgentOptions {
+            max_steps: 30,
+            approval: Approval::Refuse,
+            context_window: 64_000,
+            compact_at: 0.7,
+            keep_recent: 4,
+            max_tool_result: 24 * 1024,
+            subagents: true,
+        }
+    }
+}
+
+/// What the loop reports while it works (the CLI renders these, or prints them as JSON).
+#[derive(Clone, Debug)]
+pub enum AgentEvent {
+    /// A model request begins (step 1, 2, …).
+    Step { step: usize },
+    /// Streaming from the model (text, tool-call pieces, retries).
+    Model(Event),
+    ToolStarted {
+        id: String,
+        name: String,
+        arguments: String,
+    },
+    /// Live output of a running command.
+    ToolOutput { id: String, bytes: Vec<u8> },
+    ToolFinished {
+        id: String,
+        name: String,
+        summary: String,
+        is_error: bool,
+        duration: Duration,
+    },
+    /// Older tool results were summarized.
+    Compacted { before: usize, after: usize },
+    /// A sub-agent's events, for display (its messages stay out of this conversation).
+    Subagent(Box<AgentEvent>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    Answered,
+    MaxSteps,
+    Cancelled,
+}
+
+#[derive(Clone, Debug)]
+pub struct TurnOutcome {
+    pub answer: String,
+    pub steps: usize,
+    pub stop: Stop,
+}
+
+const SYSTEM_PROMPT: &str = "You are mcursor, a coding agent working in a repository on the user's machine. \
+Answer the user's request by using the tools, then reply with a concise answer that cites paths and line numbers.\n\
+Rules:\n\
+- To find where something is defined or used, call find_symbol and find_references first: they answer from a code index \
+and are exact. Use search_code for text, strings and comments; do not grep for identifiers with execute_command.\n\
+- Read only the lines you need (read_file with start_line/end_line).\n\
+- Paths are relative to the repository root. Give execute_command a working_directory instead of using cd.\n\
+- Change files with edit_file (exact text that occurs once) or write_file; after changing code, run the tests if asked.\n\
+- A refused tool call means the user did not allow it: do not retry it; explain what you would have done.\n\
+- Use the task tool to delegate a self-contained exploration question; you get its answer only.";
+
+const SUMMARY_PROMPT: &str = "Summarize the earlier part of a coding agent's conversation for the agent itself. \
+Keep every fact that may matter later: file paths with line numbers, symbol names, what was read, changed or run and \
+with what result, and open questions. Be brief; no preamble.";
+
+fn task_spec() -> ToolSpec {
+    ToolSpec {
+        name: "task".into(),
+        description: "Delegate a self-contained question to a sub-agent with a fresh context and \
+                      read-only tools (index, read_file, list_directory); you get only its final \
+                      answer. Good for explorations that would read many files."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"prompt": {"type": "string", "description": "The question, with all the context it needs"}},
+            "required": ["prompt"]
+        }),
+    }
+}
+
+/// Errors that end a turn (tool failures never do).
+#[derive(Debug, thiserror::Error)]
+pub enum AgentError {
+    #[error(transparent)]
+    Model(#[from] LlmError),
+}
+
+/// Estimated tokens of a conversation: 4 bytes of JSON text per token.
+pub fn estimate_tokens(messages: &[Message]) -> usize {
+    messages
+        .iter()
+        .map(|m| serde_json::to_string(m).map_or(0, |s| s.len()))
+        .sum::<usize>()
+        / 4
+}
+
+fn cap(text: String, max: usize) -> String {
+    if text.len() <= max {
+        return text;
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!(
+        "{}\n… {} more bytes left out; ask for a narrower range (start_line/end_line, a path glob, a filter)",
+        &text[..cut],
+        text.len() - cut
+    )
+}
+
+fn one_line(text: &str) -> String {
+    let first = text.lines().next().unwrap_or_default();
+    let mut line: String = first.chars().take(120).collect();
+    if line.len() < first.len() || text.lines().nth(1).is_some() {
+        line.push('…');
+    }
+    line
+}
+
+/// A conversation with the model; one `ask` is one turn.
+pub struct Session {
+    client: Client,
+    toolbox: Arc<Toolbox>,
+    options: AgentOptions,
+    messages: Vec<Message>,
+    allowed_for_session: HashSet<String>,
+    read_only: bool,
+}
+
+impl Session {
+    pub fn new(client: Client, toolbox: Arc<Toolbox>, options: AgentOptions) -> Session {
+        Session {
+            client,
+            toolbox,
+            options,
+            messages: vec![Message::System {
+                content: SYSTEM_PROMPT.to_owned(),
+            }],
+            allowed_for_session: HashSet::new(),
+            read_only: false,
+        }
+    }
+
+    pub fn messages(&self) -> &[Message] {
+        &self.messages
+    }
+
+    /// Forgets the conversation (keeps approvals given for the session).
+    pub fn clear(&mut self) {
+        self.messages.truncate(1);
+    }
+
+    fn tools(&self) -> Vec<ToolSpec> {
+        let mut specs: Vec<ToolSpec> = self
+            .toolbox
+            .specs()
+            .into_iter()
+            .filter(|s| !self.read_only || !mutates(&s.name))
+            .collect();
+        if self.options.subagents && !self.read_only {
+            specs.push(task_spec());
+        }
+        specs
+    }
+
+    /// One turn: the user's `question`, then model and tools until an answer. `cancel`
+    /// turning true (Ctrl-C) ends the turn; the session stays usable.
+    pub async fn ask(
+        &mut self,
+        question: &str,
+        events: &mut (dyn FnMut(AgentEvent) + Send),
+        cancel: watch::Receiver<bool>,
+    ) -> Result<TurnOutcome, AgentError> {
+        self.messages.push(Message::User {
+            content: question.to_owned(),
+        });
+        let mut steps = 0;
+        loop {
+            if *cancel.borrow() {
+                return Ok(self.stopped(Stop::Cancelled, steps));
+            }
+            if steps >= self.options.max_steps {
+                return Ok(self.stopped(Stop::MaxSteps, steps));
+            }
+            self.compact_if_needed(events).await?;
+            steps += 1;
+            events(AgentEvent::Step { step: steps });
+            let request = ChatRequest {
+                messages: self.messages.clone(),
+                tools: self.tools(),
+                temperature: None,
+            };
+            let mut cancelled = cancel.clone();
+            let mut forward = |e| events(AgentEvent::Model(e));
+            let completion = tokio::select! {
+                result = self.client.complete(&request, &mut forward) => Some(result?),
+                _ = cancelled.wait_for(|c| *c) => None,
+            };
+            let Some(completion) = completion else {
+                return Ok(self.stopped(Stop::Cancelled, steps));
+            };
+            self.messages.push(completion.message());
+            if completion.tool_calls.is_empty() {
+                return Ok(TurnOutcome {
+                    answer: completion.content.unwrap_or_default(),
+                    steps,
+                    stop: Stop::Answered,
+                });
+            }
+            self.run_calls(&completion.tool_calls, events, &cancel)
+                .await;
+        }
+    }
+
+    fn stopped(&mut self, stop: Stop, steps: usize) -> TurnOutcome {
+        let answer = match stop {
+            Stop::MaxSteps => format!(
+                "Stopped after {steps} steps without a final answer (the limit; raise it with --max-steps)."
+            ),
+            Stop::Cancelled => "Interrupted.".to_owned(),
+            Stop::Answered => String::new(),
+        };
+        // The conversation must stay valid: every tool call needs a result, and the
+        // model should know the turn ended.
+        self.messages.push(Message::Assistant {
+            content: Some(answer.clone()),
+            tool_calls: Vec::new(),
+        });
+        TurnOutcome {
+            answer,
+            steps,
+            stop,
+        }
+    }
+
+    /// Runs a message's tool calls: neighbouring read-only calls together, others alone.
+    async fn run_calls(
+        &mut self,
+        calls: &[ToolCall],
+        events: &mut (dyn FnMut(AgentEvent) + Send),
+        cancel: &watch::Receiver<bool>,
+    ) {
+        let mut index = 0;
+        while index < calls.len() {
+            let call = &calls[index];
+            if mutates(&call.function.name) {
+                let outcome = self.run_mutating(call, events, cancel).await;
+                self.push_result(call, outcome);
+                index += 1;
+                continue;
+            }
+            let end = calls[index..]
+                .iter()
+                .position(|c| mutates(&c.function.name))
+                .map_or(calls.len(), |p| index + p);
+            let group = &calls[index..end];
+            for call in group {
+                events(AgentEvent::ToolStarted {
+                    id: call.id.clone(),
+                    name: call.function.name.clone(),
+                    arguments: call.function.arguments.clone(),
+                });
+            }
+            let started = Instant::now();
+            let outcomes =
+                futures_util::future::join_all(group.iter().map(|call| self.run_read_only(call)))
+                    .await;
+            for (call, outcome) in group.iter().zip(outcomes) {
+                events(AgentEvent::ToolFinished {
+                    id: call.id.clone(),
+                    name: call.function.name.clone(),
+                    summary: one_line(&outcome.text),
+                    is_error: outcome.is_error,
+                    duration: started.elapsed(),
+                });
+                self.push_result(call, outcome);
+            }
+            index = end;
+        }
+    }
+
+    async fn run_read_only(&self, call: &ToolCall) -> ToolOutcome {
+        if call.function.name == "task" {
+            return self.run_subagent(call).await;
+        }
+        self.toolbox
+            .call(
+                &call.function.name,
+                &call.function.arguments,
+                &mut |_| {},
+                std::future::pending(),
+            )
+            .await
+    }
+
+    async fn run_mutating(
+        &mut self,
+        call: &ToolCall,
+        events: &mut (dyn FnMut(AgentEvent) + Send),
+        cancel: &watch::Receiver<bool>,
+    ) -> ToolOutcome {
+        let name = call.function.name.clone();
+        events(AgentEvent::ToolStarted {
+            id: call.id.clone(),
+            name: name.clone(),
+            arguments: call.function.arguments.clone(),
+        });
+        let started = Instant::now();
+        let outcome = match self.approve(call) {
+            Err(refusal) => refusal,
+            Ok(()) => {
+                let id = call.id.clone();
+                let mut cancelled = cancel.clone();
+                self.toolbox
+                    .call(
+                        &name,
+                        &call.function.arguments,
+                        &mut |bytes| {
+                            events(AgentEvent::ToolOutput {
+                                id: id.clone(),
+                                bytes: bytes.to_vec(),
+                            })
+                        },
+                        async move {
+                            let _ = cancelled.wait_for(|c| *c).await;
+                        },
+                    )
+                    .await
+            }
+        };
+        events(AgentEvent::ToolFinished {
+            id: call.id.clone(),
+            name,
+            summary: one_line(&outcome.text),
+            is_error: outcome.is_error,
+            duration: started.elapsed(),
+        });
+        outcome
+    }
+
+    fn approve(&mut self, call: &ToolCall) -> Result<(), ToolOutcome> {
+        let name = &call.function.name;
+        if self.read_only {
+            return Err(ToolOutcome {
+                text: format!(
+                    "refused: {name} is not available to a sub-agent; report what you would change instead"
+                ),
+                is_error: true,
+            });
+        }
+        let refused = |why: &str| ToolOutcome {
+            text: format!(
+                "refused: {why}; do not retry it, tell the user what you would have done"
+            ),
+            is_error: true,
+        };
+        match &self.options.approval {
+            Approval::Always => Ok(()),
+            Approval::Refuse => Err(refused(&format!(
+                "{name} needs approval, and mcursor runs without a terminal and without --yes"
+            ))),
+            Approval::Ask(ask) => {
+                if self.allowed_for_session.contains(name) {
+                    return Ok(());
+                }
+                match ask(&ApprovalRequest {
+                    tool: name.clone(),
+                    arguments: call.function.arguments.clone(),
+                }) {
+                    Decision::Yes => Ok(()),
+                    Decision::AlwaysThisSession => {
+                        self.allowed_for_session.insert(name.clone());
+                        Ok(())
+                    }
+                    Decision::No => Err(refused(&format!("the user declined this {name} call"))),
+                }
+            }
+        }
+    }
+
+    fn push_result(&mut self, call: &ToolCall, outcome: ToolOutcome) {
+        self.messages.push(Message::Tool {
+            tool_call_id: call.id.clone(),
+            content: cap(outcome.text, self.options.max_tool_result),
+        });
+    }
+
+    /// A fresh read-only session answers the task's prompt; only its answer comes back.
+    async fn run_subagent(&self, call: &ToolCall) -> ToolOutcome {
+        let prompt = serde_json::from_str::<serde_json::Value>(&call.function.arguments)
+            .ok()
+            .and_then(|v| v.get("prompt").and_then(|p| p.as_str()).map(str::to_owned));
+        let Some(prompt) = prompt.filter(|p| !p.trim().is_empty()) else {
+            return ToolOutcome {
+                text: "error: bad arguments: `prompt` (a string) is required".into(),
+                is_error: true,
+            };
+        };
+        let mut sub = Session::new(
+            self.client.clone(),
+            self.toolbox.clone(),
+            AgentOptions {
+                subagents: false,
+                max_steps: self.options.max_steps.min(15),
+                ..self.options.clone()
+            },
+        );
+        sub.read_only = true;
+        let (_keep, never) = watch::channel(false);
+        match Box::pin(sub.ask(&prompt, &mut |_| {}, never)).await {
+            Ok(outcome) => ToolOutcome {
+                text: outcome.answer,
+                is_error: outcome.stop != Stop::Answered,
+            },
+            Err(e) => ToolOutcome {
+                text: format!("error: the sub-agent failed: {e}"),
+                is_error: true,
+            },
+        }
+    }
+
+    /// Summarizes older messages when the conversation passes the soft limit.
+    async fn compact_if_needed(
+        &mut self,
+        events: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<(), AgentError> {
+        let limit = (self.options.context_window as f64 * self.options.compact_at) as usize;
+        if estimate_tokens(&self.messages) <= limit {
+            return Ok(());
+        }
+        self.compact(events).await
+    }
+
+    /// Replaces everything between the system prompt and the last few messages with a
+    /// summary written by the model. The cut never separates tool results from the call.
+    pub async fn compact(
+        &mut self,
+        events: &mut (dyn FnMut(AgentEvent) + Send),
+    ) -> Result<(), AgentError> {
+        let before = estimate_tokens(&self.messages);
+        let mut cut = self
+            .messages
+            .len()
+            .saturating_sub(self.options.keep_recent)
+            .max(1);
+        while cut > 1 && matches!(self.messages.get(cut), Some(Message::Tool { .. })) {
+            cut -= 1;
+        }
+        // The question being worked on stays verbatim, after the summary.
+        let question = self
+            .messages
+            .iter()
+            .rposition(|m| matches!(m, Message::User { .. }))
+            .filter(|q| (1..cut).contains(q));
+        let older: Vec<Message> = self.messages[1..cut.max(1)]
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| Some(i + 1) != question)
+            .map(|(_, m)| m.clone())
+            .collect();
+        if older.is_empty() {
+            return Ok(());
+        }
+        let old = serde_json::to_string(&older).unwrap_or_default();
+        let request = ChatRequest {
+            messages: vec![
+                Message::System {
+                    content: SUMMARY_PROMPT.to_owned(),
+                },
+                Message::User { content: old },
+            ],
+            tools: Vec::new(),
+            temperature: None,
+        };
+        // The summary's own text is not shown as if it were an answer; retries are.
+        let summary = self
+            .client
+            .complete(&request, &mut |e| {
+                if matches!(e, Event::Retrying { .. }) {
+                    events(AgentEvent::Model(e));
+                }
+            })
+            .await?;
+        let summary = Message::User {
+            content: format!(
+                "[summary of earlier work in this session]\n{}",
+                summary.content.unwrap_or_default()
+            ),
+        };
+        let mut replacement = vec![summary];
+        if let Some(q) = question {
+            replacement.push(self.messages[q].clone());
+        }
+        self.messages.splice(1..cut, replacement);
+        events(AgentEvent::Compacted {
+            before,
+            after: estimate_tokens(&self.messages),
+        });
+        Ok(())
+    }
+}

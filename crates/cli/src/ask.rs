@@ -1,0 +1,464 @@
+//! `mcursor ask`: the agent on a terminal or in a script. The assistant's text streams to
+//! stdout; steps, tool calls, command output and notes go to stderr (`--json`: one JSON
+//! event per line on stdout instead).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use mcursor_agent::{
+    AgentEvent, AgentOptions, Approval, ApprovalRequest, CommandOptions, Decision, Session, Stop,
+    Toolbox, TurnOutcome, Workspace,
+};
+use mcursor_llm::{Client, Event, ModelConfig, Settings};
+use serde_json::json;
+use tokio::sync::watch;
+
+use crate::render;
+
+#[derive(clap::Args)]
+pub struct AskArgs {
+    /// The request. Without one: an interactive session (/exit, /clear, /compact).
+    question: Vec<String>,
+    /// Allow write_file, edit_file and execute_command without asking.
+    #[arg(long)]
+    yes: bool,
+    /// OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 [env: MCURSOR_BASE_URL].
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// Model name [env: MCURSOR_MODEL].
+    #[arg(long)]
+    model: Option<String>,
+    /// openai, deepseek or ollama: their endpoint and a default model [env: MCURSOR_PRESET].
+    #[arg(long)]
+    preset: Option<String>,
+    /// Model requests per question at most.
+    #[arg(long, default_value_t = 30)]
+    max_steps: usize,
+    /// The model's context window in tokens; older tool results are summarized at 70%.
+    #[arg(long, default_value_t = 64_000)]
+    context_window: usize,
+    /// Seconds a command may run before it and its children are killed.
+    #[arg(long, default_value_t = 120)]
+    command_timeout: u64,
+}
+
+/// The key arguments of a call, for a one-line header.
+fn key_arguments(arguments: &str) -> String {
+    let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(arguments)
+    else {
+        return String::new();
+    };
+    [
+        "name",
+        "target",
+        "query",
+        "path",
+        "command",
+        "working_directory",
+        "start_line",
+        "end_line",
+        "prompt",
+    ]
+    .iter()
+    .filter_map(|k| {
+        let value = map.get(*k)?;
+        let text = value
+            .as_str()
+            .map_or_else(|| value.to_string(), str::to_owned);
+        let text: String = text.chars().take(80).collect();
+        Some(format!("{k}={text}"))
+    })
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// The decoded part of a string field of JSON that is still arriving: what the model has
+/// written so far of `write_file`'s `content`.
+fn partial_string_field(json: &str, field: &str) -> String {
+    let key = format!("\"{field}\"");
+    let Some(at) = json.find(&key) else {
+        return String::new();
+    };
+    let rest = json[at + key.len()..].trim_start();
+    let Some(rest) = rest.strip_prefix(':') else {
+        return String::new();
+    };
+    let Some(rest) = rest.trim_start().strip_prefix('"') else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let mut chars = rest.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => break,
+            '\\' => match chars.next() {
+                Some('n') => out.push('\n'),
+                Some('t') => out.push('\t'),
+                Some('r') => out.push('\r'),
+                Some('u') => {
+                    let hex: String = chars.by_ref().take(4).collect();
+                    match u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
+                        Some(c) if hex.len() == 4 => out.push(c),
+                        _ => break,
+                    }
+                }
+                Some(other) => out.push(other),
+                None => break,
+            },
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Renders events for people: text on stdout, the rest on stderr.
+struct Terminal {
+    /// Arguments streamed so far for each tool call, by index.
+    arguments: Vec<(String, String)>,
+    previewed: usize,
+    text_open: bool,
+}
+
+impl Terminal {
+    fn new() -> Self {
+        Terminal {
+            arguments: Vec::new(),
+            previewed: 0,
+            text_open: false,
+        }
+    }
+
+    fn end_text(&mut self) {
+        if self.text_open {
+            println!();
+            self.text_open = false;
+        }
+    }
+
+    fn show(&mut self, event: AgentEvent) {
+        let mut err = anstream::stderr();
+        match event {
+            AgentEvent::Step { step } => {
+                self.arguments.clear();
+                self.previewed = 0;
+                if step > 1 {
+                    self.end_text();
+                }
+            }
+            AgentEvent::Model(Event::TextDelta(text)) => {
+                print!("{text}");
+                let _ = std::io::stdout().flush();
+                self.text_open = true;
+            }
+            AgentEvent::Model(Event::ToolCallStart { index, name, .. }) => {
+                self.end_text();
+                if self.arguments.len() <= index {
+                    self.arguments
+                        .resize(index + 1, (String::new(), String::new()));
+                }
+                self.arguments[index].0 = name;
+            }
+            AgentEvent::Model(Event::ToolCallArguments { index, delta }) => {
+                let Some((name, so_far)) = self.arguments.get_mut(index) else {
+                    return;
+                };
+                so_far.push_str(&delta);
+                if name == "write_file" {
+                    let content = partial_string_field(so_far, "content");
+                    if content.len() > self.previewed {
+                        let _ = write!(
+                            err,
+                            "{}{}{}",
+                            render::DIM.render(),
+                            &content[self.previewed..],
+                            render::DIM.render_reset()
+                        );
+                        self.previewed = content.len();
+                    }
+                }
+            }
+            AgentEvent::Model(Event::Retrying {
+                attempt,
+                delay,
+                reason,
+            }) => {
+                self.end_text();
+                let _ = writeln!(
+                    err,
+                    "{}retry {attempt} in {:.1}s ({reason}); anything shown since the last step is discarded{}",
+                    render::WARN.render(),
+                    delay.as_secs_f64(),
+                    render::WARN.render_reset()
+                );
+            }
+            AgentEvent::ToolStarted {
+                name, arguments, ..
+            } => {
+                self.end_text();
+                if self.previewed > 0 {
+                    let _ = writeln!(err);
+                    self.previewed = 0;
+                }
+                let _ = writeln!(
+                    err,
+                    "{}▶ {name}{} {}",
+                    render::HEADER.render(),
+                    render::HEADER.render_reset(),
+                    key_arguments(&arguments)
+                );
+            }
+            AgentEvent::ToolOutput { bytes, .. } => {
+                let _ = err.write_all(&bytes);
+            }
+            AgentEvent::ToolFinished {
+                summary,
+                is_error,
+                duration,
+                ..
+            } => {
+                let (mark, style) = if is_error {
+                    ("✗", render::WARN)
+                } else {
+                    ("✓", render::DIM)
+                };
+                let _ = writeln!(
+                    err,
+                    "  {}{mark} {summary} ({} ms){}",
+                    style.render(),
+                    duration.as_millis(),
+                    style.render_reset()
+                );
+            }
+            AgentEvent::Compacted { before, after } => {
+                let _ = writeln!(
+                    err,
+                    "{}context compacted: about {before} → {after} tokens{}",
+                    render::DIM.render(),
+                    render::DIM.render_reset()
+                );
+            }
+            AgentEvent::Subagent(_) => {}
+        }
+    }
+}
+
+fn event_json(event: &AgentEvent) -> serde_json::Value {
+    match event {
+        AgentEvent::Step { step } => json!({"type": "step", "step": step}),
+        AgentEvent::Model(Event::TextDelta(text)) => json!({"type": "text", "text": text}),
+        AgentEvent::Model(Event::ToolCallStart { index, id, name }) => {
+            json!({"type": "tool_call_start", "index": index, "id": id, "name": name})
+        }
+        AgentEvent::Model(Event::ToolCallArguments { index, delta }) => {
+            json!({"type": "tool_call_arguments", "index": index, "delta": delta})
+        }
+        AgentEvent::Model(Event::Retrying {
+            attempt,
+            delay,
+            reason,
+        }) => {
+            json!({"type": "retrying", "attempt": attempt, "delay_ms": delay.as_millis() as u64, "reason": reason})
+        }
+        AgentEvent::ToolStarted {
+            id,
+            name,
+            arguments,
+        } => json!({"type": "tool_started", "id": id, "name": name, "arguments": arguments}),
+        AgentEvent::ToolOutput { id, bytes } => {
+            json!({"type": "tool_output", "id": id, "text": String::from_utf8_lossy(bytes)})
+        }
+        AgentEvent::ToolFinished {
+            id,
+            name,
+            summary,
+            is_error,
+            duration,
+        } => {
+            json!({"type": "tool_finished", "id": id, "name": name, "summary": summary, "is_error": is_error, "duration_ms": duration.as_millis() as u64})
+        }
+        AgentEvent::Compacted { before, after } => {
+            json!({"type": "compacted", "before_tokens": before, "after_tokens": after})
+        }
+        AgentEvent::Subagent(inner) => json!({"type": "subagent", "event": event_json(inner)}),
+    }
+}
+
+fn print_json(value: &serde_json::Value) {
+    let mut out = std::io::stdout().lock();
+    let _ = serde_json::to_writer(&mut out, value);
+    let _ = writeln!(out);
+    let _ = out.flush();
+}
+
+/// A terminal prompt: yes, no, or always for this session.
+fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
+    let mut err = anstream::stderr();
+    let _ = write!(
+        err,
+        "{}allow {}{} {}? [y]es / [n]o / [a]lways this session: ",
+        render::WARN.render(),
+        request.tool,
+        render::WARN.render_reset(),
+        key_arguments(&request.arguments)
+    );
+    let _ = err.flush();
+    let mut line = String::new();
+    if std::io::stdin().lock().read_line(&mut line).is_err() {
+        return Decision::No;
+    }
+    match line.trim().to_ascii_lowercase().as_str() {
+        "y" | "yes" => Decision::Yes,
+        "a" | "always" => Decision::AlwaysThisSession,
+        _ => Decision::No,
+    }
+}
+
+async fn turn(
+    session: &mut Session,
+    question: &str,
+    json_output: bool,
+    cancel: &watch::Sender<bool>,
+) -> Result<TurnOutcome> {
+    cancel.send_replace(false);
+    let mut terminal = Terminal::new();
+    let outcome = session
+        .ask(
+            question,
+            &mut |event| {
+                if json_output {
+                    print_json(&event_json(&event));
+                } else {
+                    terminal.show(event);
+                }
+            },
+            cancel.subscribe(),
+        )
+        .await;
+    terminal.end_text();
+    let outcome = outcome?;
+    if json_output {
+        print_json(&json!({
+            "type": "answer",
+            "text": outcome.answer,
+            "steps": outcome.steps,
+            "stop": match outcome.stop { Stop::Answered => "answered", Stop::MaxSteps => "max_steps", Stop::Cancelled => "cancelled" },
+        }));
+    } else if outcome.stop != Stop::Answered {
+        render::message(&outcome.answer)?;
+    }
+    Ok(outcome)
+}
+
+pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
+    let flags = Settings {
+        preset: args.preset.clone(),
+        base_url: args.base_url.clone(),
+        api_key: None,
+        model: args.model.clone(),
+    };
+    let config = ModelConfig::resolve(&[flags, Settings::from_env(|k| std::env::var(k).ok())])?;
+    let client = Client::new(config)?;
+    let root = mcursor_index::find_root(cwd).unwrap_or_else(|_| cwd.to_path_buf());
+    let workspace = Workspace::new(&root).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let toolbox = Arc::new(Toolbox::new(
+        workspace,
+        CommandOptions {
+            timeout: std::time::Duration::from_secs(args.command_timeout.max(1)),
+            ..CommandOptions::default()
+        },
+    ));
+    let interactive_terminal = std::io::stdin().is_terminal();
+    let approval = if args.yes {
+        Approval::Always
+    } else if interactive_terminal {
+        Approval::Ask(Arc::new(ask_on_terminal))
+    } else {
+        Approval::Refuse
+    };
+    let options = AgentOptions {
+        max_steps: args.max_steps.max(1),
+        approval,
+        context_window: args.context_window.max(1_000),
+        ..AgentOptions::default()
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async move {
+        let mut session = Session::new(client, toolbox, options);
+        let (cancel, _) = watch::channel(false);
+        let interrupts = cancel.clone();
+        // Ctrl-C stops the running turn; the session (and the process) goes on.
+        tokio::spawn(async move {
+            while tokio::signal::ctrl_c().await.is_ok() {
+                interrupts.send_replace(true);
+            }
+        });
+        if !args.question.is_empty() {
+            let outcome =
+                turn(&mut session, &args.question.join(" "), json_output, &cancel).await?;
+            return Ok(outcome.stop == Stop::Answered);
+        }
+        let stdin = std::io::stdin();
+        loop {
+            if interactive_terminal {
+                let mut err = anstream::stderr();
+                let _ = write!(
+                    err,
+                    "{}> {}",
+                    render::HEADER.render(),
+                    render::HEADER.render_reset()
+                );
+                let _ = err.flush();
+            }
+            let mut line = String::new();
+            if stdin.lock().read_line(&mut line)? == 0 {
+                return Ok(true);
+            }
+            match line.trim() {
+                "" => continue,
+                "/exit" | "/quit" => return Ok(true),
+                "/clear" => {
+                    session.clear();
+                    render::message("conversation cleared")?;
+                }
+                "/compact" => {
+                    let mut terminal = Terminal::new();
+                    session.compact(&mut |e| terminal.show(e)).await?;
+                }
+                question => {
+                    if let Err(e) = turn(&mut session, question, json_output, &cancel).await {
+                        render::message(&format!("error: {e:#}"))?;
+                    }
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_write_file_content_decodes_as_it_arrives() {
+        let full = r#"{"path":"a.rs","content":"fn main() {\n    println!(\"hé\u00e9\");\n}\n"}"#;
+        let mut shown = String::new();
+        for end in 0..=full.len() {
+            if !full.is_char_boundary(end) {
+                continue;
+            }
+            let now = partial_string_field(&full[..end], "content");
+            assert!(now.starts_with(&shown), "{now:?} does not extend {shown:?}");
+            shown = now;
+        }
+        assert_eq!(shown, "fn main() {\n    println!(\"héé\");\n}\n");
+        assert_eq!(
+            key_arguments(r#"{"path":"src/a.rs","content":"x"}"#),
+            "path=src/a.rs"
+        );
+    }
+}

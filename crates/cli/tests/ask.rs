@@ -1,0 +1,487 @@
+//! `mcursor ask` end to end: the real binary against the scripted OpenAI-compatible server
+//! (real HTTP and SSE on 127.0.0.1), on fixture repositories. Every test asserts on what
+//! the model was sent back, not only on what was printed.
+
+mod common;
+
+use std::path::Path;
+use std::process::Output;
+use std::time::{Duration, Instant};
+
+use common::{fixture, stderr, stdout};
+use mcursor_testkit::{Recorded, Reply, ScriptedServer, chunk};
+use serde_json::Value;
+
+fn answer(text: &str) -> Reply {
+    Reply::events(&[chunk::text(text), chunk::finish("stop"), chunk::done()])
+}
+
+fn calls(list: &[(&str, &str, &str)]) -> Reply {
+    let mut events: Vec<String> = list
+        .iter()
+        .enumerate()
+        .map(|(i, (id, name, args))| chunk::tool_call_start(i, id, name, args))
+        .collect();
+    events.push(chunk::finish("tool_calls"));
+    events.push(chunk::done());
+    Reply::events(&events)
+}
+
+async fn ask(dir: &Path, server: &ScriptedServer, args: &[&str]) -> Output {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    command
+        .arg("-C")
+        .arg(dir)
+        .arg("ask")
+        .args(["--base-url", &server.base_url, "--model", "scripted"])
+        .args(args)
+        .env_remove("MCURSOR_PRESET")
+        .env_remove("MCURSOR_BASE_URL")
+        .env_remove("MCURSOR_MODEL")
+        .env("MCURSOR_API_KEY", "test-key")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null());
+    tokio::task::spawn_blocking(move || command.output().expect("run mcursor"))
+        .await
+        .expect("join")
+}
+
+/// The `tool` messages of a recorded request, as (tool_call_id, content).
+fn tool_results(request: &Recorded) -> Vec<(String, String)> {
+    request.body["messages"]
+        .as_array()
+        .map(|messages| {
+            messages
+                .iter()
+                .filter(|m| m["role"] == "tool")
+                .map(|m| {
+                    (
+                        m["tool_call_id"].as_str().unwrap_or_default().to_owned(),
+                        m["content"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tool_names(request: &Recorded) -> Vec<String> {
+    request.body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .filter_map(|t| t["function"]["name"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn find_symbol_then_read_file_then_answer() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[("call_1", "find_symbol", r#"{"name":"parse_config"}"#)]),
+        calls(&[(
+            "call_2",
+            "read_file",
+            r#"{"path":"src/config.rs","start_line":11,"end_line":13}"#,
+        )]),
+        answer("`parse_config` is defined in src/config.rs:11."),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["where is parse_config defined?"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output).trim(),
+        "`parse_config` is defined in src/config.rs:11."
+    );
+    assert!(
+        stderr(&output).contains("▶ find_symbol name=parse_config"),
+        "{}",
+        stderr(&output)
+    );
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    assert_eq!(
+        requests[0].body["messages"][1]["content"],
+        "where is parse_config defined?"
+    );
+    assert!(tool_names(&requests[0]).contains(&"find_symbol".to_owned()));
+    let first = tool_results(&requests[1]);
+    assert_eq!(first.len(), 1);
+    assert_eq!(first[0].0, "call_1");
+    assert!(
+        first[0]
+            .1
+            .starts_with("src/config.rs:11:8 function config::parse_config"),
+        "{}",
+        first[0].1
+    );
+    let second = tool_results(&requests[2]);
+    assert_eq!(second[1].0, "call_2");
+    assert!(
+        second[1].1.starts_with("src/config.rs: lines 11-13 of"),
+        "{}",
+        second[1].1
+    );
+    assert!(
+        second[1].1.contains("    11│pub fn parse_config"),
+        "{}",
+        second[1].1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn two_calls_in_one_message_both_answered_in_order() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[
+            ("a", "find_symbol", r#"{"name":"Session"}"#),
+            ("b", "list_directory", r#"{"path":"src"}"#),
+        ]),
+        answer("done"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["look around"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let results = tool_results(&server.requests()[1]);
+    let ids: Vec<&str> = results.iter().map(|(id, _)| id.as_str()).collect();
+    assert_eq!(ids, ["a", "b"]);
+    assert!(results[0].1.contains("struct"), "{}", results[0].1);
+    assert!(results[1].1.starts_with("src ("), "{}", results[1].1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn bad_arguments_and_unknown_tools_go_back_to_the_model() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[
+            ("a", "read_file", r#"{"path": "src/lib.rs""#),
+            ("b", "delete_everything", "{}"),
+            ("c", "read_file", r#"{"path": "../../../etc/passwd"}"#),
+        ]),
+        answer("sorry"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["break things"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let results = tool_results(&server.requests()[1]);
+    assert!(results[0].1.contains("not valid JSON"), "{}", results[0].1);
+    assert!(
+        results[1].1.contains("unknown tool `delete_everything`"),
+        "{}",
+        results[1].1
+    );
+    assert!(
+        results[2].1.contains("outside the workspace"),
+        "{}",
+        results[2].1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn retried_requests_never_run_a_tool_twice() {
+    let repo = fixture("rust-basic");
+    let write = r#"{"path":"notes/todo.md","content":"one line\n"}"#;
+    let server = ScriptedServer::start(vec![
+        Reply::status(429, r#"{"error":{"message":"rate limited"}}"#)
+            .with_header("Retry-After", "0"),
+        // The call arrives whole but the stream is cut before it finishes: not run.
+        Reply::cut(
+            &[
+                chunk::tool_call_start(0, "w0", "write_file", write),
+                chunk::finish("tool_calls"),
+            ],
+            1,
+        ),
+        Reply::status(500, "upstream"),
+        calls(&[("w1", "write_file", write)]),
+        answer("written"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["--yes", "write the note"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(repo.path().join("notes/todo.md")).expect("written"),
+        "one line\n"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 5);
+    let results = tool_results(&requests[4]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert_eq!(results[0].0, "w1");
+    assert!(
+        results[0].1.starts_with("created notes/todo.md"),
+        "{}",
+        results[0].1
+    );
+    assert!(stderr(&output).contains("retry 1"), "{}", stderr(&output));
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn unauthorized_stops_with_the_servers_message() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![Reply::status(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided"}}"#,
+    )])
+    .await;
+    let output = ask(repo.path(), &server, &["hello"]).await;
+    assert_eq!(output.status.code(), Some(2));
+    let text = stderr(&output);
+    assert!(
+        text.contains("401")
+            && text.contains("Incorrect API key provided")
+            && text.contains("MCURSOR_API_KEY"),
+        "{text}"
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_step_limit_ends_the_turn() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[("a", "find_symbol", r#"{"name":"run"}"#)]),
+        calls(&[("b", "find_symbol", r#"{"name":"run"}"#)]),
+        calls(&[("c", "find_symbol", r#"{"name":"run"}"#)]),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["--max-steps", "2", "loop forever"]).await;
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("Stopped after 2 steps"),
+        "{}",
+        stderr(&output)
+    );
+    assert_eq!(server.requests().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn without_a_terminal_or_yes_mutations_are_refused() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[
+            ("w", "write_file", r#"{"path":"new.rs","content":"x"}"#),
+            ("x", "execute_command", r#"{"command":"touch ran.txt"}"#),
+        ]),
+        answer("I would have written new.rs"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["write it"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let results = tool_results(&server.requests()[1]);
+    for (_, text) in &results {
+        assert!(
+            text.starts_with("refused:") && text.contains("--yes"),
+            "{text}"
+        );
+    }
+    assert!(!repo.path().join("new.rs").exists());
+    assert!(!repo.path().join("ran.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_that_never_ends_is_killed_on_timeout() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[(
+            "s",
+            "execute_command",
+            r#"{"command":"echo begin; sleep 60"}"#,
+        )]),
+        answer("it hung"),
+    ])
+    .await;
+    let started = Instant::now();
+    let output = ask(
+        repo.path(),
+        &server,
+        &["--yes", "--command-timeout", "1", "run it"],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    let results = tool_results(&server.requests()[1]);
+    assert!(
+        results[0].1.starts_with("timed out after"),
+        "{}",
+        results[0].1
+    );
+    assert!(results[0].1.contains("begin"), "{}", results[0].1);
+    assert!(
+        stderr(&output).contains("begin"),
+        "live output: {}",
+        stderr(&output)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_long_conversation_is_compacted_by_a_summary() {
+    let repo = fixture("rust-basic");
+    let big: String = (0..400)
+        .map(|i| format!("line {i} of a long file\n"))
+        .collect();
+    std::fs::write(repo.path().join("big.txt"), &big).expect("write");
+    let server = ScriptedServer::start(vec![
+        calls(&[("r", "read_file", r#"{"path":"big.txt"}"#)]),
+        calls(&[("l", "list_directory", "{}")]),
+        calls(&[("f", "find_symbol", r#"{"name":"parse_config"}"#)]),
+        answer("big.txt has 400 numbered lines"),
+        answer("the file has 400 lines"),
+    ])
+    .await;
+    let output = ask(
+        repo.path(),
+        &server,
+        &["--context-window", "3000", "how long is big.txt?"],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output).trim(), "the file has 400 lines");
+    let requests = server.requests();
+    assert_eq!(requests.len(), 5);
+    // Before the 4th step: the read is older than the last two steps, so it is summarized.
+    let summary_request = &requests[3];
+    let summary_messages = summary_request.body["messages"]
+        .as_array()
+        .expect("messages");
+    assert!(
+        summary_messages[0]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("Summarize the earlier part"),
+        "{}",
+        summary_request.body
+    );
+    assert!(
+        summary_messages[1]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("line 399 of a long file")
+    );
+    assert!(summary_request.body.get("tools").is_none());
+    let after = requests[4].body["messages"]
+        .as_array()
+        .expect("messages")
+        .clone();
+    let text = serde_json::to_string(&after).expect("json");
+    assert!(
+        after[1]["content"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(
+                "[summary of earlier work in this session]\nbig.txt has 400 numbered lines"
+            ),
+        "{text}"
+    );
+    assert_eq!(
+        after[2]["content"], "how long is big.txt?",
+        "the question stays verbatim"
+    );
+    assert!(
+        !text.contains("line 399 of a long file"),
+        "the old tool result was kept"
+    );
+    assert!(
+        text.contains("\"tool_call_id\":\"l\"") && text.contains("\"tool_call_id\":\"f\""),
+        "the last two steps stay: {text}"
+    );
+    assert!(
+        stderr(&output).contains("context compacted"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_task_runs_in_a_fresh_read_only_context() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[("t", "task", r#"{"prompt":"Which files define run?"}"#)]),
+        answer("src/session.rs and src/worker.rs"),
+        answer("Two files define run."),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["explore"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let requests = server.requests();
+    let sub = &requests[1];
+    let messages = sub.body["messages"].as_array().expect("messages");
+    assert_eq!(messages.len(), 2, "fresh context: {messages:?}");
+    assert_eq!(messages[1]["content"], "Which files define run?");
+    let tools = tool_names(sub);
+    assert!(tools.contains(&"find_symbol".to_owned()));
+    for absent in ["task", "write_file", "edit_file", "execute_command"] {
+        assert!(
+            !tools.contains(&absent.to_owned()),
+            "{absent} offered to the sub-agent"
+        );
+    }
+    let results = tool_results(&requests[2]);
+    assert_eq!(results[0].1, "src/session.rs and src/worker.rs");
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn json_events_and_a_clear_message_when_nothing_is_configured() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[("a", "search_code", r#"{"query":"parse config"}"#)]),
+        answer("found"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["hi"]).await;
+    assert!(output.status.success());
+    let mut json = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    let server2 = ScriptedServer::start(vec![answer("plain")]).await;
+    json.arg("-C")
+        .arg(repo.path())
+        .args([
+            "--json",
+            "ask",
+            "--base-url",
+            &server2.base_url,
+            "--model",
+            "m",
+            "hi",
+        ])
+        .stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || json.output().expect("run"))
+        .await
+        .expect("join");
+    let events: Vec<Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    assert_eq!(
+        events.first().map(|e| e["type"].clone()),
+        Some(Value::from("step"))
+    );
+    let last = events.last().expect("events");
+    assert_eq!(last["type"], "answer");
+    assert_eq!(last["text"], "plain");
+
+    let mut bare = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    bare.arg("-C")
+        .arg(repo.path())
+        .args(["ask", "hi"])
+        .env_remove("MCURSOR_PRESET")
+        .env_remove("MCURSOR_BASE_URL")
+        .env_remove("MCURSOR_MODEL")
+        .stdin(std::process::Stdio::null());
+    let out = tokio::task::spawn_blocking(move || bare.output().expect("run"))
+        .await
+        .expect("join");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("MCURSOR_BASE_URL"),
+        "{}",
+        stderr(&out)
+    );
+}
