@@ -91,7 +91,10 @@ pub enum AgentEvent {
     ToolFinished {
         id: String,
         name: String,
+        /// The result's first line.
         summary: String,
+        /// The whole result as the model gets it (an edit's diff, say).
+        output: String,
         is_error: bool,
         duration: Duration,
     },
@@ -334,10 +337,12 @@ impl Session {
                 futures_util::future::join_all(group.iter().map(|call| self.run_read_only(call)))
                     .await;
             for (call, outcome) in group.iter().zip(outcomes) {
+                let outcome = self.capped(outcome);
                 events(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.function.name.clone(),
                     summary: one_line(&outcome.text),
+                    output: outcome.text.clone(),
                     is_error: outcome.is_error,
                     duration: started.elapsed(),
                 });
@@ -396,14 +401,23 @@ impl Session {
                     .await
             }
         };
+        let outcome = self.capped(outcome);
         events(AgentEvent::ToolFinished {
             id: call.id.clone(),
             name,
             summary: one_line(&outcome.text),
+            output: outcome.text.clone(),
             is_error: outcome.is_error,
             duration: started.elapsed(),
         });
         outcome
+    }
+
+    fn capped(&self, outcome: ToolOutcome) -> ToolOutcome {
+        ToolOutcome {
+            text: cap(outcome.text, self.options.max_tool_result),
+            is_error: outcome.is_error,
+        }
     }
 
     fn approve(&mut self, call: &ToolCall) -> Result<(), ToolOutcome> {
@@ -449,7 +463,7 @@ impl Session {
     fn push_result(&mut self, call: &ToolCall, outcome: ToolOutcome) {
         self.messages.push(Message::Tool {
             tool_call_id: call.id.clone(),
-            content: cap(outcome.text, self.options.max_tool_result),
+            content: outcome.text,
         });
     }
 

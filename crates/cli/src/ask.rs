@@ -33,15 +33,16 @@ pub struct AskArgs {
     /// openai, deepseek or ollama: their endpoint and a default model [env: MCURSOR_PRESET].
     #[arg(long)]
     preset: Option<String>,
-    /// Model requests per question at most.
-    #[arg(long, default_value_t = 30)]
-    max_steps: usize,
-    /// The model's context window in tokens; older tool results are summarized at 70%.
-    #[arg(long, default_value_t = 64_000)]
-    context_window: usize,
-    /// Seconds a command may run before it and its children are killed.
-    #[arg(long, default_value_t = 120)]
-    command_timeout: u64,
+    /// Model requests per question at most [default: 30].
+    #[arg(long)]
+    max_steps: Option<usize>,
+    /// The model's context window in tokens; older tool results are summarized at 70%
+    /// [default: 64000].
+    #[arg(long)]
+    context_window: Option<usize>,
+    /// Seconds a command may run before it and its children are killed [default: 120].
+    #[arg(long)]
+    command_timeout: Option<u64>,
 }
 
 /// The key arguments of a call, for a one-line header.
@@ -145,6 +146,12 @@ impl Terminal {
                 self.previewed = 0;
                 if step > 1 {
                     self.end_text();
+                    let _ = writeln!(
+                        err,
+                        "{}── step {step}{}",
+                        render::DIM.render(),
+                        render::DIM.render_reset()
+                    );
                 }
             }
             AgentEvent::Model(Event::TextDelta(text)) => {
@@ -213,7 +220,9 @@ impl Terminal {
                 let _ = err.write_all(&bytes);
             }
             AgentEvent::ToolFinished {
+                name,
                 summary,
+                output,
                 is_error,
                 duration,
                 ..
@@ -225,11 +234,24 @@ impl Terminal {
                 };
                 let _ = writeln!(
                     err,
-                    "  {}{mark} {summary} ({} ms){}",
+                    "  {}{mark} {summary} ({} bytes, {} ms){}",
                     style.render(),
+                    output.len(),
                     duration.as_millis(),
                     style.render_reset()
                 );
+                if name == "edit_file" && !is_error {
+                    // The diff, after the summary line.
+                    for line in output.lines().skip(1) {
+                        let style = match line.chars().next() {
+                            Some('+') => render::ADDED,
+                            Some('-') => render::REMOVED,
+                            _ => render::DIM,
+                        };
+                        let _ =
+                            writeln!(err, "    {}{line}{}", style.render(), style.render_reset());
+                    }
+                }
             }
             AgentEvent::Compacted { before, after } => {
                 let _ = writeln!(
@@ -273,10 +295,11 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
             id,
             name,
             summary,
+            output,
             is_error,
             duration,
         } => {
-            json!({"type": "tool_finished", "id": id, "name": name, "summary": summary, "is_error": is_error, "duration_ms": duration.as_millis() as u64})
+            json!({"type": "tool_finished", "id": id, "name": name, "summary": summary, "output": output, "is_error": is_error, "duration_ms": duration.as_millis() as u64})
         }
         AgentEvent::Compacted { before, after } => {
             json!({"type": "compacted", "before_tokens": before, "after_tokens": after})
@@ -358,14 +381,36 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         api_key: None,
         model: args.model.clone(),
     };
-    let config = ModelConfig::resolve(&[flags, Settings::from_env(|k| std::env::var(k).ok())])?;
+    let defaults = crate::config::load()?;
+    let config = ModelConfig::resolve(&[
+        flags,
+        Settings::from_env(|k| std::env::var(k).ok()),
+        defaults.settings(),
+    ])?;
+    // MCURSOR_PASS_ENV=A,B adds to the config file's pass_env.
+    let mut pass_env = defaults.pass_env.clone();
+    if let Ok(extra) = std::env::var("MCURSOR_PASS_ENV") {
+        pass_env.extend(
+            extra
+                .split(',')
+                .map(str::trim)
+                .filter(|v| !v.is_empty())
+                .map(str::to_owned),
+        );
+    }
     let client = Client::new(config)?;
     let root = mcursor_index::find_root(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     let workspace = Workspace::new(&root).map_err(|e| anyhow::anyhow!("{e}"))?;
     let toolbox = Arc::new(Toolbox::new(
         workspace,
         CommandOptions {
-            timeout: std::time::Duration::from_secs(args.command_timeout.max(1)),
+            timeout: std::time::Duration::from_secs(
+                args.command_timeout
+                    .or(defaults.command_timeout)
+                    .unwrap_or(120)
+                    .max(1),
+            ),
+            allow_env: pass_env,
             ..CommandOptions::default()
         },
     ));
@@ -378,9 +423,13 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         Approval::Refuse
     };
     let options = AgentOptions {
-        max_steps: args.max_steps.max(1),
+        max_steps: args.max_steps.or(defaults.max_steps).unwrap_or(30).max(1),
         approval,
-        context_window: args.context_window.max(1_000),
+        context_window: args
+            .context_window
+            .or(defaults.context_window)
+            .unwrap_or(64_000)
+            .max(1_000),
         ..AgentOptions::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()

@@ -6,6 +6,7 @@
 //! to stderr. Colors only on a terminal, never with `NO_COLOR`.
 
 mod ask;
+mod config;
 mod render;
 
 use std::io::Write;

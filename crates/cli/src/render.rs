@@ -15,6 +15,8 @@ const NAME: Style = Style::new().bold();
 pub const DIM: Style = Style::new().dimmed();
 pub const WARN: Style = AnsiColor::Yellow.on_default();
 pub const HEADER: Style = AnsiColor::Blue.on_default().bold();
+pub const ADDED: Style = AnsiColor::Green.on_default();
+pub const REMOVED: Style = AnsiColor::Red.on_default();
 
 /// Buffered stdout that knows whether it prints JSON.
 pub struct Out {

@@ -485,3 +485,85 @@ async fn json_events_and_a_clear_message_when_nothing_is_configured() {
         stderr(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_edit_shows_its_diff_and_the_next_lookup_sees_it() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[(
+            "e",
+            "edit_file",
+            r#"{"path":"src/config.rs","old_text":"pub fn parse_config(path: &str)","new_text":"pub fn load_config(path: &str)"}"#,
+        )]),
+        calls(&[("f", "find_symbol", r#"{"name":"load_config"}"#)]),
+        answer("renamed"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["--yes", "rename it"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("-pub fn parse_config(path: &str)"), "{err}");
+    assert!(err.contains("+pub fn load_config(path: &str)"), "{err}");
+    let results = tool_results(&server.requests()[2]);
+    assert!(
+        results[0].1.starts_with("edited src/config.rs"),
+        "{}",
+        results[0].1
+    );
+    // Read-your-writes: the index was refreshed before the lookup.
+    assert!(
+        results[1]
+            .1
+            .starts_with("src/config.rs:11:8 function config::load_config"),
+        "{}",
+        results[1].1
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_config_file_supplies_defaults_and_a_broken_one_is_named() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![answer("from the config")]).await;
+    let config_dir = tempfile::tempdir().expect("tempdir");
+    let config = config_dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "base_url = \"{}\"\nmodel = \"from-file\"\n",
+            server.base_url
+        ),
+    )
+    .expect("write");
+    let run = |config: std::path::PathBuf| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+        command
+            .arg("-C")
+            .arg(repo.path())
+            .args(["ask", "hi"])
+            .env("MCURSOR_CONFIG", config)
+            .env_remove("MCURSOR_PRESET")
+            .env_remove("MCURSOR_BASE_URL")
+            .env_remove("MCURSOR_MODEL")
+            .stdin(std::process::Stdio::null());
+        command
+    };
+    let mut good = run(config.clone());
+    let out = tokio::task::spawn_blocking(move || good.output().expect("run"))
+        .await
+        .expect("join");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(stdout(&out).trim(), "from the config");
+    assert_eq!(server.requests()[0].body["model"], "from-file");
+
+    std::fs::write(&config, "modle = \"typo\"\n").expect("write");
+    let mut broken = run(config.clone());
+    let out = tokio::task::spawn_blocking(move || broken.output().expect("run"))
+        .await
+        .expect("join");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("config.toml is not a valid mcursor config"),
+        "{}",
+        stderr(&out)
+    );
+}
