@@ -1,5 +1,6 @@
 //! The `mcursor` binary: argument parsing, terminal rendering, `--json` output and exit
-//! codes over the index crate's query API.
+//! codes over the index crate's query API, the agent (`ask`), the benchmark and the MCP
+//! server.
 //!
 //! Exit codes: 0 success with results, 1 success without results (as grep), 2 error.
 //! `--json` prints machine-readable output on stdout and nothing else there; messages go
@@ -28,7 +29,7 @@ use crate::render::Out;
 #[command(
     name = "mcursor",
     version,
-    about = "A code index for people and agents: definitions, references, call graph and code search.",
+    about = "A coding agent that knows the code it works on: a code index (definitions, references, call graph, code search) and an agent on any OpenAI-compatible model.",
     after_help = "Exit status: 0 results found, 1 nothing found, 2 error.\nStart with `mcursor index` in a repository, then `mcursor find NAME`."
 )]
 struct Cli {
