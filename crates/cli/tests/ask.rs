@@ -567,3 +567,120 @@ async fn a_config_file_supplies_defaults_and_a_broken_one_is_named() {
         stderr(&out)
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_interactive_session_remembers_until_cleared() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        answer("first answer"),
+        answer("second answer"),
+        answer("after clear"),
+    ])
+    .await;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    command
+        .arg("-C")
+        .arg(repo.path())
+        .args(["ask", "--base-url", &server.base_url, "--model", "m"])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let output = tokio::task::spawn_blocking(move || {
+        let mut child = command.spawn().expect("spawn");
+        {
+            use std::io::Write as _;
+            let mut stdin = child.stdin.take().expect("stdin");
+            stdin
+                .write_all(b"one\ntwo\n/clear\nthree\n/exit\nnever asked\n")
+                .expect("write");
+        }
+        child.wait_with_output().expect("wait")
+    })
+    .await
+    .expect("join");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        stdout(&output),
+        "first answer\nsecond answer\nafter clear\n"
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 3);
+    let count = |r: &Recorded| r.body["messages"].as_array().map_or(0, Vec::len);
+    // system + one; + answer + two; after /clear: system + three.
+    assert_eq!(
+        [
+            count(&requests[0]),
+            count(&requests[1]),
+            count(&requests[2])
+        ],
+        [2, 4, 2]
+    );
+    assert_eq!(requests[1].body["messages"][2]["content"], "first answer");
+}
+
+#[cfg(unix)]
+#[tokio::test(flavor = "multi_thread")]
+async fn ctrl_c_stops_the_turn_and_kills_the_command() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![calls(&[(
+        "s",
+        "execute_command",
+        r#"{"command":"echo $$ > shell.pid; sleep 60"}"#,
+    )])])
+    .await;
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    command
+        .arg("-C")
+        .arg(repo.path())
+        .args([
+            "ask",
+            "--yes",
+            "--base-url",
+            &server.base_url,
+            "--model",
+            "m",
+            "run",
+        ])
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let pid_file = repo.path().join("shell.pid");
+    let started = Instant::now();
+    let output = tokio::task::spawn_blocking(move || {
+        let child = command.spawn().expect("spawn");
+        while !pid_file.exists() && started.elapsed() < Duration::from_secs(20) {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        std::thread::sleep(Duration::from_millis(200));
+        let _ = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status();
+        child.wait_with_output().expect("wait")
+    })
+    .await
+    .expect("join");
+    assert!(
+        started.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("cancelled after"),
+        "{}",
+        stderr(&output)
+    );
+    let shell: u32 = std::fs::read_to_string(repo.path().join("shell.pid"))
+        .expect("pid")
+        .trim()
+        .parse()
+        .expect("number");
+    std::thread::sleep(Duration::from_millis(200));
+    let status = std::fs::read_to_string(format!("/proc/{shell}/status")).unwrap_or_default();
+    assert!(
+        status.is_empty() || status.contains("State:\tZ"),
+        "the command survived: {status}"
+    );
+}
