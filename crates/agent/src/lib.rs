@@ -108,43 +108,55 @@ pub fn mutates(name: &str) -> bool {
             .any(|t| t.mutates && (t.spec)().name == name)
 }
 
+impl From<Result<String, ToolError>> for ToolOutcome {
+    fn from(result: Result<String, ToolError>) -> Self {
+        match result {
+            Ok(text) => ToolOutcome {
+                text,
+                is_error: false,
+            },
+            Err(error) => ToolOutcome {
+                text: format!("error: {error}"),
+                is_error: true,
+            },
+        }
+    }
+}
+
+/// The model's raw arguments as a JSON object.
+pub(crate) fn parse_arguments(arguments: &str) -> Result<serde_json::Value, ToolError> {
+    // Some models send "" for a call without arguments.
+    let arguments = if arguments.trim().is_empty() {
+        "{}"
+    } else {
+        arguments
+    };
+    let value: serde_json::Value =
+        serde_json::from_str(arguments).map_err(|e| ToolError::InvalidJson(e.to_string()))?;
+    if value.is_object() {
+        Ok(value)
+    } else {
+        Err(ToolError::InvalidJson("not an object".into()))
+    }
+}
+
 /// Runs a file tool on the model's raw `arguments` text.
 pub fn run_file_tool(workspace: &Workspace, name: &str, arguments: &str) -> ToolOutcome {
-    let result = (|| {
-        let tool = FILE_TOOLS
-            .iter()
-            .find(|t| (t.spec)().name == name)
-            .ok_or_else(|| ToolError::UnknownTool {
-                name: name.to_owned(),
-                known: file_tool_specs()
-                    .iter()
-                    .map(|s| s.name.clone())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            })?;
-        // Some models send "" for a call without arguments.
-        let arguments = if arguments.trim().is_empty() {
-            "{}"
-        } else {
-            arguments
-        };
-        let value: serde_json::Value =
-            serde_json::from_str(arguments).map_err(|e| ToolError::InvalidJson(e.to_string()))?;
-        if !value.is_object() {
-            return Err(ToolError::InvalidJson("not an object".into()));
+    let tool = FILE_TOOLS.iter().find(|t| (t.spec)().name == name);
+    let result = match tool {
+        None => Err(ToolError::UnknownTool {
+            name: name.to_owned(),
+            known: file_tool_specs()
+                .iter()
+                .map(|s| s.name.clone())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }),
+        Some(tool) => {
+            parse_arguments(arguments).and_then(|value| (tool.handler)(workspace, &value))
         }
-        (tool.handler)(workspace, &value)
-    })();
-    match result {
-        Ok(text) => ToolOutcome {
-            text,
-            is_error: false,
-        },
-        Err(error) => ToolOutcome {
-            text: format!("error: {error}"),
-            is_error: true,
-        },
-    }
+    };
+    result.into()
 }
 
 #[cfg(test)]

@@ -5,10 +5,10 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use crate::shell::{CommandOptions, execute_command, execute_command_spec};
-use crate::{IndexTools, ToolError, ToolOutcome, ToolSpec, Workspace, index_tools};
+use crate::{
+    IndexTools, ToolError, ToolOutcome, ToolSpec, Workspace, index_tools, parse_arguments,
+};
 
 pub struct Toolbox {
     workspace: Workspace,
@@ -17,32 +17,7 @@ pub struct Toolbox {
 }
 
 fn outcome(result: Result<String, ToolError>) -> ToolOutcome {
-    match result {
-        Ok(text) => ToolOutcome {
-            text,
-            is_error: false,
-        },
-        Err(error) => ToolOutcome {
-            text: format!("error: {error}"),
-            is_error: true,
-        },
-    }
-}
-
-fn parse_arguments(arguments: &str) -> Result<Value, ToolError> {
-    // Some models send "" for a call without arguments.
-    let arguments = if arguments.trim().is_empty() {
-        "{}"
-    } else {
-        arguments
-    };
-    let value: Value =
-        serde_json::from_str(arguments).map_err(|e| ToolError::InvalidJson(e.to_string()))?;
-    if value.is_object() {
-        Ok(value)
-    } else {
-        Err(ToolError::InvalidJson("not an object".into()))
-    }
+    result.into()
 }
 
 impl Toolbox {
