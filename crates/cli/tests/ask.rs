@@ -654,9 +654,9 @@ async fn ctrl_c_stops_the_turn_and_kills_the_command() {
             std::thread::sleep(Duration::from_millis(50));
         }
         std::thread::sleep(Duration::from_millis(200));
-        let _ = std::process::Command::new("kill")
-            .args(["-INT", &child.id().to_string()])
-            .status();
+        if let Some(pid) = rustix::process::Pid::from_raw(child.id() as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::INT);
+        }
         child.wait_with_output().expect("wait")
     })
     .await
