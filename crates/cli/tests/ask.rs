@@ -218,6 +218,8 @@ async fn retried_requests_never_run_a_tool_twice() {
         results[0].1
     );
     assert!(stderr(&output).contains("retry 1"), "{}", stderr(&output));
+    // The content was previewed while the arguments streamed in.
+    assert!(stderr(&output).contains("one line"), "{}", stderr(&output));
 }
 
 #[tokio::test(flavor = "multi_thread")]
