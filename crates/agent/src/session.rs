@@ -354,6 +354,14 @@ impl Session {
 
     async fn run_read_only(&self, call: &ToolCall) -> ToolOutcome {
         if call.function.name == "task" {
+            if self.read_only || !self.options.subagents {
+                // Not offered here; a model that calls it anyway must not recurse.
+                return ToolOutcome {
+                    text: "error: the task tool is not available here; answer with the other tools"
+                        .into(),
+                    is_error: true,
+                };
+            }
             return self.run_subagent(call).await;
         }
         self.toolbox

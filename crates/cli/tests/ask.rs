@@ -407,6 +407,8 @@ async fn a_task_runs_in_a_fresh_read_only_context() {
     let repo = fixture("rust-basic");
     let server = ScriptedServer::start(vec![
         calls(&[("t", "task", r#"{"prompt":"Which files define run?"}"#)]),
+        // The sub-agent tries to delegate again, which it is not offered.
+        calls(&[("t2", "task", r#"{"prompt":"and again"}"#)]),
         answer("src/session.rs and src/worker.rs"),
         answer("Two files define run."),
     ])
@@ -426,7 +428,14 @@ async fn a_task_runs_in_a_fresh_read_only_context() {
             "{absent} offered to the sub-agent"
         );
     }
-    let results = tool_results(&requests[2]);
+    let nested = tool_results(&requests[2]);
+    assert!(
+        nested[0].1.contains("task tool is not available"),
+        "{}",
+        nested[0].1
+    );
+    assert_eq!(requests.len(), 4, "no nested sub-agent ran");
+    let results = tool_results(&requests[3]);
     assert_eq!(results[0].1, "src/session.rs and src/worker.rs");
 }
 
