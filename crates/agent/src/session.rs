@@ -314,6 +314,19 @@ impl Session {
         let mut index = 0;
         while index < calls.len() {
             let call = &calls[index];
+            if *cancel.borrow() {
+                // Ctrl-C: the rest does not run, but every call still gets its result.
+                for call in &calls[index..] {
+                    self.push_result(
+                        call,
+                        ToolOutcome {
+                            text: "not run: the user interrupted the turn".into(),
+                            is_error: true,
+                        },
+                    );
+                }
+                return;
+            }
             if mutates(&call.function.name) {
                 let outcome = self.run_mutating(call, events, cancel).await;
                 self.push_result(call, outcome);

@@ -634,11 +634,14 @@ async fn an_interactive_session_remembers_until_cleared() {
 #[tokio::test(flavor = "multi_thread")]
 async fn ctrl_c_stops_the_turn_and_kills_the_command() {
     let repo = fixture("rust-basic");
-    let server = ScriptedServer::start(vec![calls(&[(
-        "s",
-        "execute_command",
-        r#"{"command":"echo $$ > shell.pid; sleep 60"}"#,
-    )])])
+    let server = ScriptedServer::start(vec![calls(&[
+        (
+            "s",
+            "execute_command",
+            r#"{"command":"echo $$ > shell.pid; sleep 60"}"#,
+        ),
+        ("t", "write_file", r#"{"path":"after.txt","content":"x"}"#),
+    ])])
     .await;
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
     command
@@ -682,6 +685,10 @@ async fn ctrl_c_stops_the_turn_and_kills_the_command() {
         stderr(&output).contains("cancelled after"),
         "{}",
         stderr(&output)
+    );
+    assert!(
+        !repo.path().join("after.txt").exists(),
+        "a call after Ctrl-C ran"
     );
     let shell: u32 = std::fs::read_to_string(repo.path().join("shell.pid"))
         .expect("pid")
