@@ -174,12 +174,11 @@ impl Terminal {
                 so_far.push_str(&delta);
                 if name == "write_file" {
                     let content = partial_string_field(so_far, "content");
-                    if content.len() > self.previewed {
+                    if let Some(new) = content.get(self.previewed..).filter(|n| !n.is_empty()) {
                         let _ = write!(
                             err,
-                            "{}{}{}",
+                            "{}{new}{}",
                             render::DIM.render(),
-                            &content[self.previewed..],
                             render::DIM.render_reset()
                         );
                         self.previewed = content.len();
@@ -192,6 +191,12 @@ impl Terminal {
                 reason,
             }) => {
                 self.end_text();
+                // The next attempt streams its tool calls from the start.
+                self.arguments.clear();
+                if self.previewed > 0 {
+                    let _ = writeln!(err);
+                    self.previewed = 0;
+                }
                 let _ = writeln!(
                     err,
                     "{}retry {attempt} in {:.1}s ({reason}); anything shown since the last step is discarded{}",
