@@ -90,6 +90,9 @@ enum DebugCommand {
         #[arg(long, short = 'j')]
         threads: Option<usize>,
     },
+    /// Print every fact of the index, sorted and without generation numbers or times:
+    /// two indexes of the same tree print the same.
+    Dump,
 }
 
 #[derive(Args)]
@@ -302,6 +305,10 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
             }
             let report = mcursor_index::parse_only(&root, &options)?;
             out.json_value(&report)?;
+            Ok(Found::Some)
+        }
+        Command::Debug(DebugCommand::Dump) => {
+            out.text(&open(&cwd)?.dump()?)?;
             Ok(Found::Some)
         }
     }

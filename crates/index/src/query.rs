@@ -185,8 +185,8 @@ pub struct Status {
 /// An opened index generation. Cheap to open; safe to share between threads.
 pub struct Index {
     root: PathBuf,
-    dir: PathBuf,
-    store: Store,
+    pub(crate) dir: PathBuf,
+    pub(crate) store: Store,
 }
 
 fn read_generation(dir: &Path) -> Result<u64> {

@@ -1,0 +1,96 @@
+//! `mcursor debug dump` is canonical: the same tree dumps the same whatever the worker
+//! count, and an index brought up to date after edits, additions, deletions and renames
+//! dumps the same as a fresh index of the edited tree. (The harness incremental updates
+//! will be held to.)
+
+mod common;
+
+use std::path::Path;
+
+use common::{copy_tree, fixture, mcursor, stderr, stdout};
+
+fn index_with(dir: &Path, threads: &str) {
+    let output = mcursor(dir, &["index", "-j", threads]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+fn dump(dir: &Path) -> String {
+    let output = mcursor(dir, &["debug", "dump"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    stdout(&output)
+}
+
+#[test]
+fn dumps_do_not_depend_on_threads_or_on_history() {
+    for name in ["rust-basic", "ts-basic", "js-basic"] {
+        let one = fixture(name);
+        let two = fixture(name);
+        index_with(one.path(), "1");
+        index_with(two.path(), "2");
+        let first = dump(one.path());
+        assert_eq!(first, dump(two.path()), "{name}: -j1 and -j2 differ");
+        for kind in ["file ", "def ", "ref ", "text "] {
+            assert!(
+                first.lines().any(|l| l.starts_with(kind)),
+                "{name}: no `{kind}` lines"
+            );
+        }
+
+        // Change the first index's tree in every way, and bring its index up to date.
+        let root = one.path();
+        let files: Vec<_> = walk(root);
+        let (edited, renamed, deleted) = (&files[0], &files[1], &files[2]);
+        let text = std::fs::read_to_string(edited).expect("read");
+        std::fs::write(edited, format!("{text}\n// edited\n")).expect("edit");
+        let moved = renamed.with_file_name(format!(
+            "moved_{}",
+            renamed.file_name().and_then(|n| n.to_str()).unwrap_or("x")
+        ));
+        std::fs::rename(renamed, &moved).expect("rename");
+        std::fs::remove_file(deleted).expect("delete");
+        let added = root.join(match name {
+            "rust-basic" => "src/added.rs",
+            "ts-basic" => "src/added.ts",
+            _ => "lib/added.js",
+        });
+        std::fs::write(
+            &added,
+            match name {
+                "rust-basic" => "pub fn added_fn() { added_fn(); }\n",
+                _ => "export function addedFn() { return addedFn(); }\n",
+            },
+        )
+        .expect("add");
+        index_with(root, "2");
+
+        let fresh = tempfile::tempdir().expect("tempdir");
+        copy_tree(root, fresh.path());
+        index_with(fresh.path(), "2");
+        assert_eq!(dump(root), dump(fresh.path()), "{name}: updated != fresh");
+    }
+}
+
+/// The fixture's source files, sorted (stable choice of what to edit).
+fn walk(root: &Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == ".mcursor") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| ["rs", "ts", "tsx", "js", "jsx", "mjs"].contains(&e))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}

@@ -1,0 +1,98 @@
+//! A canonical dump of an index: every fact a query can observe (files with their
+//! content hashes, definitions, references with what they resolve to, text documents),
+//! one per line, sorted, with no generation numbers, times or record ids. Two indexes of
+//! the same tree dump the same, however they were built; that is what tests compare.
+
+use std::fmt::Write as _;
+
+use tantivy::collector::DocSetCollector;
+use tantivy::query::AllQuery;
+use tantivy::schema::Value as _;
+
+use crate::query::Index;
+use crate::{IndexError, Result, TEXT_DIR, text};
+
+impl Index {
+    /// The canonical dump (see the module docs).
+    pub fn dump(&self) -> Result<String> {
+        let store = &self.store;
+        let place = |id: u32| -> String {
+            match store.symbol(id) {
+                Some(s) => {
+                    let path = store.file(s.file).map(|f| f.path).unwrap_or("?");
+                    format!("{}@{path}:{}", s.qualified_name, s.line)
+                }
+                None => "?".to_owned(),
+            }
+        };
+        let mut lines = Vec::new();
+        for file_id in 0..store.file_count() {
+            let Some(file) = store.file(file_id) else {
+                continue;
+            };
+            lines.push(format!(
+                "file {} lang={} size={} hash={:016x} errors={} timeout={}",
+                file.path,
+                file.lang.map_or("text", |l| l.as_str()),
+                file.size,
+                file.hash,
+                file.syntax_errors,
+                file.timed_out
+            ));
+            for id in file.symbols.clone() {
+                let Some(s) = store.symbol(id) else {
+                    continue;
+                };
+                lines.push(format!(
+                    "def {}:{}:{}-{}:{} {} {} parent={} sig={:?} doc={:?}",
+                    file.path,
+                    s.line,
+                    s.column,
+                    s.end_line,
+                    s.end_column,
+                    s.kind.as_str(),
+                    s.qualified_name,
+                    s.parent.map_or_else(|| "-".to_owned(), place),
+                    s.signature,
+                    s.doc
+                ));
+            }
+            for r in store.refs_in_file(file_id) {
+                lines.push(format!(
+                    "ref {}:{}:{} {} {} -> {} {} {:?} in={}",
+                    file.path,
+                    r.line,
+                    r.column,
+                    r.kind.as_str(),
+                    store.name(r.name),
+                    r.target.map_or_else(|| "?".to_owned(), place),
+                    r.confidence.as_str(),
+                    r.shape,
+                    r.enclosing.map_or_else(|| "-".to_owned(), place),
+                ));
+            }
+        }
+        let (text_index, fields) = text::open(&self.dir.join(TEXT_DIR))?;
+        let reader = text_index
+            .reader_builder()
+            .reload_policy(tantivy::ReloadPolicy::Manual)
+            .try_into()
+            .map_err(IndexError::from)?;
+        let searcher = reader.searcher();
+        let docs = searcher
+            .search(&AllQuery, &DocSetCollector)
+            .map_err(IndexError::from)?;
+        for address in docs {
+            let doc: tantivy::TantivyDocument = searcher.doc(address).map_err(IndexError::from)?;
+            if let Some(path) = doc.get_first(fields.path).and_then(|v| v.as_str()) {
+                lines.push(format!("text {path}"));
+            }
+        }
+        lines.sort();
+        let mut out = String::new();
+        for line in lines {
+            let _ = writeln!(out, "{line}");
+        }
+        Ok(out)
+    }
+}
