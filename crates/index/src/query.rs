@@ -549,14 +549,13 @@ impl Index {
                     .file(file)
                     .map(|f| f.path.to_owned())
                     .unwrap_or_default();
-                let lines = read_text(&self.root, &path)
-                    .map(FileLines::new)
-                    .unwrap_or_default();
+                let wanted: BTreeSet<u32> = group.iter().map(|(r, _)| r.line).collect();
+                let lines = read_lines(&self.root, &path, &wanted);
                 group
                     .into_iter()
                     .map(|(r, target)| RefHit {
                         text: lines
-                            .line(r.line.saturating_sub(1) as usize)
+                            .get(&r.line)
                             .map(|l| clip(l.trim()))
                             .unwrap_or_default(),
                         path: path.clone(),
@@ -935,6 +934,54 @@ fn read_text(root: &Path, path: &str) -> Option<String> {
         .and_then(|bytes| decode_source(bytes).ok())
 }
 
+/// Lines `wanted` (from 1) of a file, read in blocks up to the last of them: a hit near
+/// the top of a 9 MB generated file reads a few kilobytes, and no file is held whole.
+/// UTF-16 files (byte order mark) are decoded whole, as the indexer decoded them.
+fn read_lines(root: &Path, path: &str, wanted: &BTreeSet<u32>) -> HashMap<u32, String> {
+    use std::io::BufRead;
+    let mut found = HashMap::new();
+    let Some(&last) = wanted.last() else {
+        return found;
+    };
+    let Ok(file) = std::fs::File::open(root.join(path)) else {
+        return found;
+    };
+    let mut reader = std::io::BufReader::with_capacity(128 * 1024, file);
+    let utf16 = reader
+        .fill_buf()
+        .is_ok_and(|head| head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]));
+    if utf16 {
+        let lines = read_text(root, path)
+            .map(FileLines::new)
+            .unwrap_or_default();
+        for &n in wanted {
+            if let Some(line) = lines.line(n.saturating_sub(1) as usize) {
+                found.insert(n, line.to_owned());
+            }
+        }
+        return found;
+    }
+    let mut buffer = Vec::new();
+    let mut number = 1u32;
+    while number <= last {
+        buffer.clear();
+        match reader.read_until(b'\n', &mut buffer) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if wanted.contains(&number) {
+            let mut line = buffer.strip_suffix(b"\n").unwrap_or(&buffer);
+            line = line.strip_suffix(b"\r").unwrap_or(line);
+            if number == 1 {
+                line = line.strip_prefix(&[0xEF, 0xBB, 0xBF]).unwrap_or(line);
+            }
+            found.insert(number, String::from_utf8_lossy(line).into_owned());
+        }
+        number += 1;
+    }
+    found
+}
+
 /// One file's text and where its lines start: a hit's line is a slice, so a 9 MB file
 /// with a few hits costs one read and one newline scan, not a string per line.
 #[derive(Default)]
@@ -977,6 +1024,32 @@ mod tests {
             }
             assert!(lines.line(expected.len() + 1).is_none(), "{text:?}");
         }
+    }
+
+    #[test]
+    fn read_lines_stops_after_the_last_wanted_line_and_decodes_like_the_indexer() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(
+            dir.path().join("a.rs"),
+            b"\xEF\xBB\xBFfirst\r\nsecond \xff\nthird\n\nfifth",
+        )
+        .expect("write");
+        let wanted: BTreeSet<u32> = [1, 2, 4, 5, 9].into_iter().collect();
+        let lines = read_lines(dir.path(), "a.rs", &wanted);
+        assert_eq!(lines.get(&1).map(String::as_str), Some("first"));
+        assert_eq!(lines.get(&2).map(String::as_str), Some("second \u{fffd}"));
+        assert_eq!(lines.get(&4).map(String::as_str), Some(""));
+        assert_eq!(lines.get(&5).map(String::as_str), Some("fifth"));
+        assert!(!lines.contains_key(&9) && !lines.contains_key(&3));
+
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain("x\ny\n".encode_utf16().flat_map(|u| u.to_le_bytes()))
+            .collect();
+        std::fs::write(dir.path().join("w.ts"), utf16).expect("write");
+        let lines = read_lines(dir.path(), "w.ts", &[2].into_iter().collect());
+        assert_eq!(lines.get(&2).map(String::as_str), Some("y"));
+        assert!(read_lines(dir.path(), "missing.rs", &wanted).is_empty());
     }
 
     #[test]
