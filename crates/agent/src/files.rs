@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::workspace::Workspace;
-use crate::{ToolError, ToolSpec};
+use crate::{ToolError, ToolSpec, string_arg};
 
 /// Lines one `read_file` call returns at most; the note says how to read on.
 pub const READ_MAX_LINES: usize = 400;
@@ -17,16 +17,6 @@ pub const READ_MAX_LINES: usize = 400;
 pub const READ_MAX_BYTES: usize = 32 * 1024;
 /// Entries one `list_directory` call returns at most.
 pub const LIST_MAX_ENTRIES: usize = 500;
-
-fn string_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
-    match args.get(name) {
-        Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(ToolError::BadArguments(format!(
-            "`{name}` must be a string"
-        ))),
-        None => Err(ToolError::BadArguments(format!("`{name}` is required"))),
-    }
-}
 
 fn optional_number(args: &Value, name: &str) -> Result<Option<usize>, ToolError> {
     match args.get(name) {

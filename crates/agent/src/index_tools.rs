@@ -12,7 +12,7 @@ use mcursor_index::{
 };
 use serde_json::{Value, json};
 
-use crate::{ToolError, ToolSpec};
+use crate::{ToolError, ToolSpec, nonempty_arg};
 
 const FIND_LIMIT: usize = 50;
 const REFS_LIMIT: usize = 200;
@@ -78,17 +78,6 @@ fn index_error(e: IndexError) -> ToolError {
     ToolError::Index(e.to_string())
 }
 
-fn text_arg<'a>(args: &'a Value, name: &str) -> Result<&'a str, ToolError> {
-    match args.get(name) {
-        Some(Value::String(s)) if !s.trim().is_empty() => Ok(s),
-        Some(Value::String(_)) => Err(ToolError::BadArguments(format!("`{name}` is empty"))),
-        Some(_) => Err(ToolError::BadArguments(format!(
-            "`{name}` must be a string"
-        ))),
-        None => Err(ToolError::BadArguments(format!("`{name}` is required"))),
-    }
-}
-
 fn note_limit(mut text: String, shown: usize, limit: usize, hint: &str) -> String {
     if shown >= limit {
         text.push_str(&format!("\n(first {limit} shown; {hint})"));
@@ -142,7 +131,7 @@ impl IndexTools {
     pub fn run(&self, name: &str, args: &Value) -> Result<String, ToolError> {
         match name {
             "find_symbol" => {
-                let name = text_arg(args, "name")?;
+                let name = nonempty_arg(args, "name")?;
                 let index = self.fresh()?;
                 let hits = index.find(&FindQuery {
                     limit: Some(FIND_LIMIT),
@@ -159,7 +148,7 @@ impl IndexTools {
                 ))
             }
             "find_references" => {
-                let target = text_arg(args, "target")?;
+                let target = nonempty_arg(args, "target")?;
                 let index = self.fresh()?;
                 let definitions = index
                     .targets(&RefTarget::parse(target))
@@ -182,7 +171,7 @@ impl IndexTools {
                 ))
             }
             "search_code" => {
-                let query = text_arg(args, "query")?;
+                let query = nonempty_arg(args, "query")?;
                 let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
                 let path_glob = args.get("path").and_then(Value::as_str).map(str::to_owned);
                 let index = self.fresh()?;

@@ -66,6 +66,7 @@ pub struct ToolOutcome {
 type Handler = fn(&Workspace, &serde_json::Value) -> Result<String, ToolError>;
 
 struct FileTool {
+    name: &'static str,
     spec: fn() -> ToolSpec,
     handler: Handler,
     mutates: bool,
@@ -73,26 +74,61 @@ struct FileTool {
 
 const FILE_TOOLS: [FileTool; 4] = [
     FileTool {
+        name: "read_file",
         spec: files::read_file_spec,
         handler: files::read_file,
         mutates: false,
     },
     FileTool {
+        name: "write_file",
         spec: files::write_file_spec,
         handler: files::write_file,
         mutates: true,
     },
     FileTool {
+        name: "edit_file",
         spec: files::edit_file_spec,
         handler: files::edit_file,
         mutates: true,
     },
     FileTool {
+        name: "list_directory",
         spec: files::list_directory_spec,
         handler: files::list_directory,
         mutates: false,
     },
 ];
+
+/// Whether `name` is one of the file tools.
+pub(crate) fn is_file_tool(name: &str) -> bool {
+    FILE_TOOLS.iter().any(|t| t.name == name)
+}
+
+/// A required string argument.
+pub(crate) fn string_arg<'a>(
+    args: &'a serde_json::Value,
+    name: &str,
+) -> Result<&'a str, ToolError> {
+    match args.get(name) {
+        Some(serde_json::Value::String(s)) => Ok(s),
+        Some(_) => Err(ToolError::BadArguments(format!(
+            "`{name}` must be a string"
+        ))),
+        None => Err(ToolError::BadArguments(format!("`{name}` is required"))),
+    }
+}
+
+/// A required string argument that must not be blank.
+pub(crate) fn nonempty_arg<'a>(
+    args: &'a serde_json::Value,
+    name: &str,
+) -> Result<&'a str, ToolError> {
+    let value = string_arg(args, name)?;
+    if value.trim().is_empty() {
+        return Err(ToolError::BadArguments(format!("`{name}` is empty")));
+    }
+    Ok(value)
+}
 
 /// The schemas of the file tools, as sent to the model.
 pub fn file_tool_specs() -> Vec<ToolSpec> {
@@ -102,10 +138,7 @@ pub fn file_tool_specs() -> Vec<ToolSpec> {
 /// Whether the named tool changes files or runs commands (and so needs approval and runs
 /// in order).
 pub fn mutates(name: &str) -> bool {
-    name == "execute_command"
-        || FILE_TOOLS
-            .iter()
-            .any(|t| t.mutates && (t.spec)().name == name)
+    name == "execute_command" || FILE_TOOLS.iter().any(|t| t.mutates && t.name == name)
 }
 
 impl From<Result<String, ToolError>> for ToolOutcome {
@@ -142,13 +175,13 @@ pub(crate) fn parse_arguments(arguments: &str) -> Result<serde_json::Value, Tool
 
 /// Runs a file tool on the model's raw `arguments` text.
 pub fn run_file_tool(workspace: &Workspace, name: &str, arguments: &str) -> ToolOutcome {
-    let tool = FILE_TOOLS.iter().find(|t| (t.spec)().name == name);
+    let tool = FILE_TOOLS.iter().find(|t| t.name == name);
     let result = match tool {
         None => Err(ToolError::UnknownTool {
             name: name.to_owned(),
-            known: file_tool_specs()
+            known: FILE_TOOLS
                 .iter()
-                .map(|s| s.name.clone())
+                .map(|t| t.name)
                 .collect::<Vec<_>>()
                 .join(", "),
         }),

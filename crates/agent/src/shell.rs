@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
 use crate::workspace::Workspace;
-use crate::{ToolError, ToolSpec};
+use crate::{ToolError, ToolSpec, nonempty_arg, string_arg};
 
 #[derive(Clone, Debug)]
 pub struct CommandOptions {
@@ -147,20 +147,10 @@ pub async fn execute_command(
     on_output: &mut (dyn FnMut(&[u8]) + Send),
     cancel: impl Future<Output = ()>,
 ) -> Result<String, ToolError> {
-    let command = match args.get("command") {
-        Some(Value::String(c)) if !c.trim().is_empty() => c.clone(),
-        Some(Value::String(_)) => return Err(ToolError::BadArguments("`command` is empty".into())),
-        Some(_) => return Err(ToolError::BadArguments("`command` must be a string".into())),
-        None => return Err(ToolError::BadArguments("`command` is required".into())),
-    };
+    let command = nonempty_arg(args, "command")?.to_owned();
     let dir: PathBuf = match args.get("working_directory") {
         None | Some(Value::Null) => ws.root().to_path_buf(),
-        Some(Value::String(d)) => ws.resolve(d)?,
-        Some(_) => {
-            return Err(ToolError::BadArguments(
-                "`working_directory` must be a string".into(),
-            ));
-        }
+        Some(_) => ws.resolve(string_arg(args, "working_directory")?)?,
     };
     if !dir.is_dir() {
         return Err(ToolError::NotFound(ws.display(&dir)));

@@ -70,7 +70,7 @@ impl Toolbox {
                 execute_command(&self.workspace, &args, &self.command, on_output, cancel).await,
             );
         }
-        if crate::file_tool_specs().iter().any(|s| s.name == name) {
+        if crate::is_file_tool(name) {
             let workspace = self.workspace.clone();
             let (name, arguments) = (name.to_owned(), arguments.to_owned());
             let joined = tokio::task::spawn_blocking(move || {
