@@ -7,8 +7,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, RefTarget, RefsQuery, SearchQuery, answers,
-    build_index,
+    BuildOptions, FindQuery, Index, IndexError, RefsQuery, SearchQuery, answers, build_index,
 };
 use serde_json::{Value, json};
 
@@ -93,7 +92,8 @@ impl IndexTools {
         }
     }
 
-    /// The index, built or rebuilt first when missing or older than the working tree.
+    /// The index, built or rebuilt first when missing or older than the working tree
+    /// (`build_index` returns the existing generation when nothing changed).
     fn fresh(&self) -> Result<Arc<Index>, ToolError> {
         let mut current = self
             .current
@@ -104,25 +104,8 @@ impl IndexTools {
         {
             return Ok(index.clone());
         }
-        let opened = match Index::open_root(&self.root) {
-            Ok(index) if index.status().current => Some(index),
-            Ok(_)
-            | Err(
-                IndexError::NoIndex(_)
-                | IndexError::Io { .. }
-                | IndexError::FormatMismatch { .. }
-                | IndexError::Corrupt { .. },
-            ) => None,
-            Err(e) => return Err(index_error(e)),
-        };
-        let index = match opened {
-            Some(index) => index,
-            None => {
-                build_index(&self.root, &BuildOptions::default(), &|_| {}).map_err(index_error)?;
-                Index::open_root(&self.root).map_err(index_error)?
-            }
-        };
-        let index = Arc::new(index);
+        build_index(&self.root, &BuildOptions::default(), &|_| {}).map_err(index_error)?;
+        let index = Arc::new(Index::open_root(&self.root).map_err(index_error)?);
         *current = Some(index.clone());
         Ok(index)
     }
@@ -150,12 +133,12 @@ impl IndexTools {
             "find_references" => {
                 let target = nonempty_arg(args, "target")?;
                 let index = self.fresh()?;
-                let definitions = index
-                    .targets(&RefTarget::parse(target))
-                    .map_err(index_error)?;
-                if definitions.is_empty() {
-                    return Ok(answers::missing(target, &index.similar_names(target, 5)));
-                }
+                let definitions = match answers::targets(&index, target).map_err(index_error)? {
+                    answers::Targets::Found(definitions) => definitions,
+                    answers::Targets::Missing { suggestions } => {
+                        return Ok(answers::missing(target, &suggestions));
+                    }
+                };
                 let refs = index.references(
                     &definitions,
                     &RefsQuery {

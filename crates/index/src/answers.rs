@@ -2,7 +2,26 @@
 //! over MCP (`mcursor-mcp`) or by mcursor's own agent (`mcursor-agent`). One line per
 //! hit, `path:line:column` first, so a model can quote and open it.
 
-use crate::query::{RefHit, SearchHit, SymbolHit};
+use crate::Result;
+use crate::query::{Index, RefHit, RefTarget, SearchHit, SymbolHit};
+
+/// What a name or `path:line` target names: its definitions, or nothing, with the
+/// closest names (which are suggestions, not matches).
+pub enum Targets {
+    Found(Vec<SymbolHit>),
+    Missing { suggestions: Vec<String> },
+}
+
+/// The definitions `target` (a name or `path:line[:column]`) stands for.
+pub fn targets(index: &Index, target: &str) -> Result<Targets> {
+    let hits = index.targets(&RefTarget::parse(target))?;
+    if hits.is_empty() {
+        return Ok(Targets::Missing {
+            suggestions: index.similar_names(target, 5),
+        });
+    }
+    Ok(Targets::Found(hits))
+}
 
 pub fn symbol_line(hit: &SymbolHit) -> String {
     format!(

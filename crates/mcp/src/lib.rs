@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, Progress, RefTarget, RefsQuery, SearchQuery,
-    SymbolHit, answers, build_index,
+    BuildOptions, FindQuery, Index, IndexError, Progress, RefsQuery, SearchQuery, answers,
+    build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -309,24 +309,6 @@ impl IndexServer {
     }
 }
 
-/// What a name-taking tool found to ask about.
-enum Targets {
-    Found(Vec<SymbolHit>),
-    Missing { suggestions: Vec<String> },
-}
-
-fn resolve_targets(index: &Index, target: &str) -> Result<Targets, String> {
-    let hits = index
-        .targets(&RefTarget::parse(target))
-        .map_err(|e| e.to_string())?;
-    if hits.is_empty() {
-        return Ok(Targets::Missing {
-            suggestions: index.similar_names(target, 5),
-        });
-    }
-    Ok(Targets::Found(hits))
-}
-
 fn missing(name: &str, suggestions: Vec<String>) -> CallToolResult {
     answer(
         answers::missing(name, &suggestions),
@@ -387,9 +369,9 @@ impl IndexServer {
         let target = args.target;
         let result = self
             .query(&meta, &peer, move |index| {
-                let targets = match resolve_targets(index, &target)? {
-                    Targets::Found(t) => t,
-                    Targets::Missing { suggestions } => return Ok(missing(&target, suggestions)),
+                let targets = match answers::targets(index, &target).map_err(|e| e.to_string())? {
+                    answers::Targets::Found(t) => t,
+                    answers::Targets::Missing { suggestions } => return Ok(missing(&target, suggestions)),
                 };
                 let refs = index.references(&targets, &query);
                 let text = answers::references(&target, &targets, &refs);
@@ -500,9 +482,11 @@ impl IndexServer {
         let target = args.target;
         let result = self
             .query(&meta, &peer, move |index| {
-                let targets = match resolve_targets(index, &target)? {
-                    Targets::Found(t) => t,
-                    Targets::Missing { suggestions } => return Ok(missing(&target, suggestions)),
+                let targets = match answers::targets(index, &target).map_err(|e| e.to_string())? {
+                    answers::Targets::Found(t) => t,
+                    answers::Targets::Missing { suggestions } => {
+                        return Ok(missing(&target, suggestions));
+                    }
                 };
                 let edges = if callers {
                     index.callers(&targets, depth)
