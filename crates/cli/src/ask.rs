@@ -131,6 +131,14 @@ impl Terminal {
         }
     }
 
+    /// Ends a `write_file` preview's last line on stderr.
+    fn end_preview(&mut self) {
+        if self.previewed > 0 {
+            let _ = writeln!(anstream::stderr());
+            self.previewed = 0;
+        }
+    }
+
     fn end_text(&mut self) {
         if self.text_open {
             println!();
@@ -193,10 +201,7 @@ impl Terminal {
                 self.end_text();
                 // The next attempt streams its tool calls from the start.
                 self.arguments.clear();
-                if self.previewed > 0 {
-                    let _ = writeln!(err);
-                    self.previewed = 0;
-                }
+                self.end_preview();
                 let _ = writeln!(
                     err,
                     "{}retry {attempt} in {:.1}s ({reason}); anything shown since the last step is discarded{}",
@@ -209,10 +214,7 @@ impl Terminal {
                 name, arguments, ..
             } => {
                 self.end_text();
-                if self.previewed > 0 {
-                    let _ = writeln!(err);
-                    self.previewed = 0;
-                }
+                self.end_preview();
                 let _ = writeln!(
                     err,
                     "{}▶ {name}{} {}",

@@ -951,12 +951,10 @@ fn read_lines(root: &Path, path: &str, wanted: &BTreeSet<u32>) -> HashMap<u32, S
         .fill_buf()
         .is_ok_and(|head| head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]));
     if utf16 {
-        let lines = read_text(root, path)
-            .map(FileLines::new)
-            .unwrap_or_default();
-        for &n in wanted {
-            if let Some(line) = lines.line(n.saturating_sub(1) as usize) {
-                found.insert(n, line.to_owned());
+        let text = read_text(root, path).unwrap_or_default();
+        for (number, line) in (1..=last).zip(text.lines()) {
+            if wanted.contains(&number) {
+                found.insert(number, line.to_owned());
             }
         }
         return found;
@@ -982,49 +980,9 @@ fn read_lines(root: &Path, path: &str, wanted: &BTreeSet<u32>) -> HashMap<u32, S
     found
 }
 
-/// One file's text and where its lines start: a hit's line is a slice, so a 9 MB file
-/// with a few hits costs one read and one newline scan, not a string per line.
-#[derive(Default)]
-struct FileLines {
-    text: String,
-    starts: Vec<usize>,
-}
-
-impl FileLines {
-    fn new(text: String) -> Self {
-        let mut starts = Vec::with_capacity(text.len() / 32 + 1);
-        starts.push(0);
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|at| at + 1));
-        FileLines { text, starts }
-    }
-
-    /// Line `index` (from 0) without its line ending, as `str::lines` would give it.
-    fn line(&self, index: usize) -> Option<&str> {
-        let start = *self.starts.get(index)?;
-        let end = self
-            .starts
-            .get(index + 1)
-            .map_or(self.text.len(), |next| next - 1);
-        let line = self.text.get(start..end)?;
-        Some(line.strip_suffix('\r').unwrap_or(line))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn file_lines_match_str_lines() {
-        for text in ["", "a", "a\n", "a\r\nb\n\nc", "\n\n", "one\ntwo\r\n"] {
-            let lines = FileLines::new(text.to_owned());
-            let expected: Vec<&str> = text.lines().collect();
-            for (i, want) in expected.iter().enumerate() {
-                assert_eq!(lines.line(i), Some(*want), "{text:?} line {i}");
-            }
-            assert!(lines.line(expected.len() + 1).is_none(), "{text:?}");
-        }
-    }
 
     #[test]
     fn read_lines_stops_after_the_last_wanted_line_and_decodes_like_the_indexer() {
