@@ -200,6 +200,52 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         )?;
         return Ok(());
     }
+    if s.incremental {
+        let c = &s.changes;
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (c.modified, "changed"),
+            (c.added, "added"),
+            (c.deleted, "deleted"),
+            (c.renamed, "renamed"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{n} {what}"));
+            }
+        }
+        writeln!(
+            out.stream,
+            "updated in {:.2}s: {}; {} files, {} symbols, {} references (generation {})",
+            s.duration_ms as f64 / 1000.0,
+            parts.join(", "),
+            s.files,
+            s.symbols,
+            s.references,
+            s.generation
+        )?;
+        for f in c.files.iter().take(10) {
+            let change = match &f.from {
+                Some(from) => format!("renamed from {from}"),
+                None => format!("{:?}", f.change).to_lowercase(),
+            };
+            writeln!(
+                out.stream,
+                "  {}  {}",
+                paint(PATH, &f.path),
+                paint(DIM, &change)
+            )?;
+        }
+        let listed = c.files.len().min(10);
+        let total = c.added + c.modified + c.deleted + c.renamed;
+        if total > listed {
+            writeln!(
+                out.stream,
+                "  ... {} more (--json lists them)",
+                total - listed
+            )?;
+        }
+        return Ok(());
+    }
     let parsed: Vec<String> = s.parsed.iter().map(|(l, n)| format!("{n} {l}")).collect();
     writeln!(
         out.stream,

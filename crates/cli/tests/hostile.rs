@@ -221,7 +221,10 @@ fn bad_paths_and_damaged_indexes_exit_2_with_a_clear_message() {
         .expect("read index dir")
         .flatten()
         .map(|e| e.path())
-        .find(|p| p.extension().is_some_and(|e| e == "bin"))
+        .find(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("graph-"))
+        })
         .expect("graph file");
     let bytes = std::fs::read(&graph).expect("read graph");
     std::fs::write(&graph, &bytes[..bytes.len() / 2]).expect("truncate");

@@ -11,7 +11,7 @@
 //! A reader takes the generation from the text index's committed payload and opens the
 //! graph file of that generation, so it always sees a matching pair.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -20,10 +20,11 @@ use mcursor_syntax::{Lang, ParseConfig, parse_source};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use crate::cache;
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
 use crate::resolve::{CompactFacts, ParsedFile, cargo_package_name, resolve};
-use crate::store::{self, FileRow};
+use crate::store::{self, FileInfo, FileRow};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
 use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
 
@@ -93,6 +94,39 @@ pub struct BuildSummary {
     pub duration_ms: u64,
     /// Nothing changed since the last build, so the index was left as it was.
     pub unchanged: bool,
+    /// The previous generation was updated (only changed files parsed), not rebuilt.
+    pub incremental: bool,
+    /// What changed since the previous generation (empty for a full build).
+    pub changes: Changes,
+}
+
+/// What an incremental build found changed.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Changes {
+    pub added: usize,
+    pub modified: usize,
+    pub deleted: usize,
+    pub renamed: usize,
+    /// The changed files, sorted by path (the first 1,000).
+    pub files: Vec<ChangedFile>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ChangedFile {
+    pub path: String,
+    pub change: Change,
+    /// The old path of a renamed file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Change {
+    Added,
+    Modified,
+    Deleted,
+    Renamed,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -147,7 +181,12 @@ pub fn check_root(path: &Path) -> Result<PathBuf> {
     std::fs::canonicalize(path).at(path)
 }
 
-/// Builds (or rebuilds) the index of `root` in `root/.mcursor/`.
+/// Builds the index of `root` in `root/.mcursor/`, or updates it: when a previous
+/// generation exists (and `full` is not set), files whose size and modification time are
+/// unchanged keep their cached facts and text document, files that differ are hashed and
+/// only those whose content changed are parsed again; the text index changes by exactly
+/// those documents. Names are then resolved across all files and the new generation is
+/// committed (see the module docs). An unchanged tree commits nothing.
 pub fn build_index(
     root: &Path,
     options: &BuildOptions,
@@ -163,11 +202,11 @@ pub fn build_index(
         })
     })?;
     prepare_format(&dir)?;
-    if !options.full
-        && let Some(summary) = unchanged_summary(&root, options, started)
-    {
-        return Ok(summary);
-    }
+    let previous = if options.full {
+        None
+    } else {
+        previous_index(&root, options)
+    };
 
     let threads = options.threads.max(1);
     let (walked, mut skipped) = walk::walk(
@@ -180,6 +219,79 @@ pub fn build_index(
     progress(Progress::Walked {
         files: walked.len(),
     });
+    let pool = parse_pool(threads, &root)?;
+    let parse_config = ParseConfig {
+        timeout: options.parse_timeout,
+    };
+    let known_binary = if previous.is_some() {
+        cache::load_binary(&dir)
+    } else {
+        HashMap::new()
+    };
+    let mut binary = Vec::new();
+
+    // Sort the walked files: same size and time as indexed (kept), known binary (skipped
+    // unread), or to be read and hashed (changed, added, or only touched).
+    let previous_files: HashMap<&str, FileInfo<'_>> = match &previous {
+        Some(index) => (0..index.store().file_count())
+            .filter_map(|i| index.store().file(i))
+            .map(|f| (f.path, f))
+            .collect(),
+        None => HashMap::new(),
+    };
+    let mut kept: Vec<(&walk::WalkedFile, &FileInfo<'_>)> = Vec::new();
+    let mut to_read: Vec<&walk::WalkedFile> = Vec::new();
+    for file in &walked {
+        match previous_files.get(file.path.as_str()) {
+            Some(info) if info.size == file.size && info.mtime_ns == file.mtime_ns => {
+                kept.push((file, info));
+            }
+            Some(_) => to_read.push(file),
+            None => match known_binary.get(&file.path) {
+                Some(b) if b.size == file.size && b.mtime_ns == file.mtime_ns => {
+                    binary.push(b.clone());
+                    skipped.push(Skipped {
+                        path: file.path.clone(),
+                        reason: SkipReason::Binary,
+                    });
+                }
+                _ => to_read.push(file),
+            },
+        }
+    }
+
+    let incremental = previous.is_some();
+    // Without a previous generation every file is new: read and parse each in one pass
+    // (holding every file's text at once would cost the size of the repository).
+    let read: Vec<std::result::Result<ReadFile, Skipped>> = if incremental {
+        pool.install(|| to_read.par_iter().map(|f| read_file(f)).collect())
+    } else {
+        Vec::new()
+    };
+    let mut changed: Vec<ReadFile> = Vec::new();
+    for outcome in read {
+        match outcome {
+            Ok(file) => match previous_files.get(file.walked.path.as_str()) {
+                // Touched, not changed: keep what the index has.
+                Some(info) if info.hash == file.hash => kept.push((file.walked, info)),
+                _ => changed.push(file),
+            },
+            Err(skip) => {
+                note_binary(&skip, &walked, &mut binary);
+                skipped.push(skip);
+            }
+        }
+    }
+    kept.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    let changes = describe_changes(&previous_files, &kept, &changed);
+    if let Some(index) = &previous
+        && changes.is_empty()
+    {
+        if binary.len() != known_binary.len() {
+            cache::write_binary(&dir, &binary)?;
+        }
+        return Ok(unchanged_summary(index, &root, started, skipped));
+    }
 
     let text_dir = dir.join(TEXT_DIR);
     std::fs::create_dir_all(&text_dir).at(&text_dir)?;
@@ -198,43 +310,129 @@ pub fn build_index(
         indexing_threads,
         64 * 1024 * 1024 * indexing_threads,
     )?;
-    writer.delete_all_documents()?;
-
-    let pool = parse_pool(threads, &root)?;
-    let parse_config = ParseConfig {
-        timeout: options.parse_timeout,
-    };
-    let done = AtomicUsize::new(0);
-    let total = walked.len();
-    let outcomes: Vec<std::result::Result<ParsedFile, Skipped>> = pool.install(|| {
-        walked
-            .par_iter()
-            .map(|file| {
-                let outcome = read_and_parse(file, &parse_config).and_then(|(parsed, content)| {
-                    let lang = parsed.row.lang.map(Lang::as_str).unwrap_or("text");
-                    text::add_file(&writer, fields, &parsed.row.path, lang, &content).map_err(
-                        |e| Skipped {
-                            path: parsed.row.path.clone(),
-                            reason: SkipReason::Unreadable(e.to_string()),
-                        },
-                    )?;
-                    Ok(parsed)
-                });
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if n.is_multiple_of(64) || n == total {
-                    progress(Progress::Parsed { done: n, total });
-                }
-                outcome
-            })
-            .collect()
-    });
-    let mut parsed_files = Vec::with_capacity(outcomes.len());
-    for outcome in outcomes {
-        match outcome {
-            Ok(file) => parsed_files.push(file),
-            Err(skip) => skipped.push(skip),
+    if !incremental {
+        writer.delete_all_documents()?;
+    }
+    for change in &changes.all {
+        match (change.change, &change.from) {
+            (Change::Added, _) => {}
+            (Change::Renamed, Some(from)) => text::delete_file(&writer, fields, from),
+            _ => text::delete_file(&writer, fields, &change.path),
         }
     }
+
+    // Facts of kept files come from the cache; a file it lacks is parsed again.
+    let mut cached = if incremental {
+        cache::load(&dir)
+    } else {
+        HashMap::new()
+    };
+    let renamed_from: HashMap<&str, &str> = changes
+        .all
+        .iter()
+        .filter_map(|c| Some((c.path.as_str(), c.from.as_deref()?)))
+        .collect();
+    let mut parsed_files: Vec<ParsedFile> = Vec::with_capacity(walked.len());
+    let mut reparse: Vec<&walk::WalkedFile> = Vec::new();
+    for (file, info) in &kept {
+        let row = FileRow {
+            path: file.path.clone(),
+            lang: info.lang,
+            size: file.size,
+            mtime_ns: file.mtime_ns,
+            hash: info.hash,
+            syntax_errors: info.syntax_errors,
+            timed_out: info.timed_out,
+            symbols: (0, 0),
+        };
+        match cached.remove(&file.path) {
+            Some(entry) if entry.hash == info.hash => parsed_files.push(entry.into_parsed(row)),
+            _ => reparse.push(file),
+        }
+    }
+    // A renamed file keeps the facts of its old path when its language is the same.
+    let mut to_parse: Vec<ReadFile> = Vec::new();
+    for file in changed {
+        let lang = Lang::from_path(Path::new(&file.walked.path));
+        let old = renamed_from
+            .get(file.walked.path.as_str())
+            .filter(|old| Lang::from_path(Path::new(old)) == lang)
+            .and_then(|old| cached.remove(*old))
+            .filter(|entry| entry.hash == file.hash);
+        match old {
+            Some(entry) => {
+                text::add_file(
+                    &writer,
+                    fields,
+                    &file.walked.path,
+                    lang.map(Lang::as_str).unwrap_or("text"),
+                    &file.content,
+                    file.hash,
+                )?;
+                parsed_files.push(entry.into_parsed(file.row(lang)));
+            }
+            None => to_parse.push(file),
+        }
+    }
+    drop(cached);
+
+    let done = AtomicUsize::new(0);
+    let total = to_parse.len() + reparse.len() + if incremental { 0 } else { to_read.len() };
+    let count = || {
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(64) || n == total {
+            progress(Progress::Parsed { done: n, total });
+        }
+    };
+    let with_text = |outcome: std::result::Result<(ParsedFile, String), Skipped>| {
+        let (parsed, content) = outcome?;
+        let lang = parsed.row.lang.map(Lang::as_str).unwrap_or("text");
+        text::add_file(
+            &writer,
+            fields,
+            &parsed.row.path,
+            lang,
+            &content,
+            parsed.row.hash,
+        )
+        .map_err(|e| Skipped {
+            path: parsed.row.path.clone(),
+            reason: SkipReason::Unreadable(e.to_string()),
+        })?;
+        Ok(parsed)
+    };
+    let fresh: Vec<std::result::Result<ParsedFile, Skipped>> = pool.install(|| {
+        let new_files = to_parse.into_par_iter().map(|file| {
+            let lang = Lang::from_path(Path::new(&file.walked.path));
+            let facts = lang.map(|lang| parse_source(lang, file.content.as_bytes(), &parse_config));
+            let parsed = parsed_file(file.row(lang), facts, &file.content);
+            count();
+            with_text(Ok((parsed, file.content)))
+        });
+        let unindexed = (if incremental { &[][..] } else { &to_read[..] })
+            .par_iter()
+            .map(|file| {
+                let outcome = with_text(read_and_parse(file, &parse_config));
+                count();
+                outcome
+            });
+        let cache_misses = reparse.par_iter().map(|file| {
+            let outcome = read_and_parse(file, &parse_config).map(|(parsed, _)| parsed);
+            count();
+            outcome
+        });
+        new_files.chain(unindexed).chain(cache_misses).collect()
+    });
+    for outcome in fresh {
+        match outcome {
+            Ok(file) => parsed_files.push(file),
+            Err(skip) => {
+                note_binary(&skip, &walked, &mut binary);
+                skipped.push(skip);
+            }
+        }
+    }
+    parsed_files.sort_by(|a, b| a.row.path.cmp(&b.row.path));
     skipped.sort();
     progress(Progress::Writing);
 
@@ -275,15 +473,22 @@ pub fn build_index(
     // below), so its indexing buffers are freed before resolution needs the memory.
     let mut prepared = writer.prepare_commit()?;
     trace(&started, "text segments written");
-    let data = pool.install(|| resolve(parsed_files, meta));
+    let data = pool.install(|| resolve(&parsed_files, meta));
     trace(&started, "resolved");
     let generation = previous_generation + 1;
     store::write(&dir, &data, generation)?;
     let (symbols, references) = (data.symbols.len(), data.refs.len());
     drop(data);
+    trace(&started, "graph written");
+    pool.install(|| cache::write(&dir, &parsed_files))?;
+    cache::write_binary(&dir, &binary)?;
+    // Freeing a million small allocations takes a while; let it overlap the commit.
+    std::thread::spawn(move || drop(parsed_files));
+    trace(&started, "cache written");
     prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
     prepared.commit()?;
     writer.wait_merging_threads()?;
+    drop(previous);
     remove_old_generations(&dir, generation);
     trace(&started, "committed");
 
@@ -309,19 +514,72 @@ pub fn build_index(
         generation,
         duration_ms: started.elapsed().as_millis() as u64,
         unchanged: false,
+        incremental,
+        changes: changes.summary(),
     })
 }
 
-/// The summary of the existing index when it opens, was built with the same size limit,
-/// and no file was added, modified or deleted since (by size and modification time).
-fn unchanged_summary(
-    root: &Path,
-    options: &BuildOptions,
-    started: Instant,
-) -> Option<BuildSummary> {
+/// A changed or new file, read and hashed.
+struct ReadFile<'a> {
+    walked: &'a walk::WalkedFile,
+    hash: u64,
+    size: u64,
+    content: String,
+}
+
+impl ReadFile<'_> {
+    fn row(&self, lang: Option<Lang>) -> FileRow {
+        FileRow {
+            path: self.walked.path.clone(),
+            lang,
+            size: self.size,
+            mtime_ns: self.walked.mtime_ns,
+            hash: self.hash,
+            syntax_errors: false,
+            timed_out: false,
+            symbols: (0, 0),
+        }
+    }
+}
+
+fn read_file(file: &walk::WalkedFile) -> std::result::Result<ReadFile<'_>, Skipped> {
+    let skip = |reason| Skipped {
+        path: file.path.clone(),
+        reason,
+    };
+    let bytes =
+        std::fs::read(&file.absolute).map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
+    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
+    let size = bytes.len() as u64;
+    let content = decode_source(bytes).map_err(skip)?;
+    Ok(ReadFile {
+        walked: file,
+        hash,
+        size,
+        content,
+    })
+}
+
+/// Remembers a file skipped as binary, so the next build skips it unread.
+fn note_binary(skip: &Skipped, walked: &[walk::WalkedFile], binary: &mut Vec<cache::BinaryFile>) {
+    if skip.reason != SkipReason::Binary {
+        return;
+    }
+    if let Ok(i) = walked.binary_search_by(|w| w.path.as_str().cmp(&skip.path)) {
+        binary.push(cache::BinaryFile {
+            path: skip.path.clone(),
+            size: walked[i].size,
+            mtime_ns: walked[i].mtime_ns,
+        });
+    }
+}
+
+/// The previous generation, when it can be updated in place of a rebuild: it opens, was
+/// built with the same size limit and the same extraction rules, and its text index is
+/// the one committed with it.
+fn previous_index(root: &Path, options: &BuildOptions) -> Option<crate::Index> {
     let index = crate::Index::open_root(root).ok()?;
-    let store = index.store();
-    let meta = store.meta();
+    let meta = index.store().meta();
     if meta.get("max_file_size").and_then(|v| v.as_u64()) != Some(options.max_file_size) {
         return None;
     }
@@ -331,10 +589,105 @@ fn unchanged_summary(
     {
         return None;
     }
-    let status = index.status();
-    if !status.current {
-        return None;
+    let (text_index, _) = text::open(&index.dir.join(TEXT_DIR)).ok()?;
+    (crate::committed_generation(&text_index) == Some(index.generation())).then_some(index)
+}
+
+/// What changed since the previous generation: files it had that are gone or now
+/// differ, files it lacked; a deleted and an added file with the same content are one
+/// rename.
+fn describe_changes(
+    previous: &HashMap<&str, FileInfo<'_>>,
+    kept: &[(&walk::WalkedFile, &FileInfo<'_>)],
+    changed: &[ReadFile<'_>],
+) -> ChangeSet {
+    let present: HashSet<&str> = kept
+        .iter()
+        .map(|(f, _)| f.path.as_str())
+        .chain(changed.iter().map(|f| f.walked.path.as_str()))
+        .collect();
+    let mut deleted_by_hash: HashMap<u64, Vec<&str>> = HashMap::new();
+    let mut deleted: Vec<&str> = previous
+        .keys()
+        .copied()
+        .filter(|p| !present.contains(p))
+        .collect();
+    deleted.sort_unstable();
+    for path in deleted.iter().rev() {
+        deleted_by_hash
+            .entry(previous[path].hash)
+            .or_default()
+            .push(path);
     }
+    let mut all = Vec::new();
+    let mut renamed_away = HashSet::new();
+    for file in changed {
+        let path = file.walked.path.clone();
+        if previous.contains_key(path.as_str()) {
+            all.push(ChangedFile {
+                path,
+                change: Change::Modified,
+                from: None,
+            });
+        } else if let Some(from) = deleted_by_hash.get_mut(&file.hash).and_then(Vec::pop) {
+            renamed_away.insert(from);
+            all.push(ChangedFile {
+                path,
+                change: Change::Renamed,
+                from: Some(from.to_owned()),
+            });
+        } else {
+            all.push(ChangedFile {
+                path,
+                change: Change::Added,
+                from: None,
+            });
+        }
+    }
+    for path in deleted {
+        if !renamed_away.contains(path) {
+            all.push(ChangedFile {
+                path: path.to_owned(),
+                change: Change::Deleted,
+                from: None,
+            });
+        }
+    }
+    all.sort_by(|a, b| a.path.cmp(&b.path));
+    ChangeSet { all }
+}
+
+/// Every change of one build.
+struct ChangeSet {
+    all: Vec<ChangedFile>,
+}
+
+impl ChangeSet {
+    fn is_empty(&self) -> bool {
+        self.all.is_empty()
+    }
+
+    fn summary(&self) -> Changes {
+        let count = |kind| self.all.iter().filter(|c| c.change == kind).count();
+        Changes {
+            added: count(Change::Added),
+            modified: count(Change::Modified),
+            deleted: count(Change::Deleted),
+            renamed: count(Change::Renamed),
+            files: self.all.iter().take(1000).cloned().collect(),
+        }
+    }
+}
+
+/// The summary of a build that found nothing to change.
+fn unchanged_summary(
+    index: &crate::Index,
+    root: &Path,
+    started: Instant,
+    skipped: Vec<Skipped>,
+) -> BuildSummary {
+    let store = index.store();
+    let meta = store.meta();
     let counts = |key: &str| -> BTreeMap<String, usize> {
         meta.get(key)
             .and_then(|v| serde_json::from_value(v.clone()).ok())
@@ -343,11 +696,15 @@ fn unchanged_summary(
     let files: Vec<_> = (0..store.file_count())
         .filter_map(|i| store.file(i))
         .collect();
-    Some(BuildSummary {
+    let mut skipped_counts = BTreeMap::new();
+    for s in &skipped {
+        *skipped_counts.entry(s.reason.key().to_owned()).or_insert(0) += 1;
+    }
+    BuildSummary {
         root: root.to_path_buf(),
         files: files.len(),
         parsed: counts("parsed"),
-        skipped: counts("skipped"),
+        skipped: skipped_counts,
         skipped_files: Vec::new(),
         symbols: store.symbol_count() as usize,
         references: store.ref_count() as usize,
@@ -357,12 +714,14 @@ fn unchanged_summary(
             .filter(|f| f.timed_out)
             .map(|f| f.path.to_owned())
             .collect(),
-        source_bytes: status.source_bytes,
-        index_bytes: status.index_bytes,
-        generation: status.generation,
+        source_bytes: files.iter().map(|f| f.size).sum(),
+        index_bytes: dir_size(&index.dir),
+        generation: index.generation(),
         duration_ms: started.elapsed().as_millis() as u64,
         unchanged: true,
-    })
+        incremental: true,
+        changes: Changes::default(),
+    }
 }
 
 /// What [`parse_only`] measured.
@@ -432,38 +791,29 @@ fn read_and_parse(
     file: &walk::WalkedFile,
     config: &ParseConfig,
 ) -> std::result::Result<(ParsedFile, String), Skipped> {
-    let skip = |reason| Skipped {
-        path: file.path.clone(),
-        reason,
-    };
-    let bytes =
-        std::fs::read(&file.absolute).map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
-    let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
-    let size = bytes.len() as u64;
-    let content = decode_source(bytes).map_err(skip)?;
+    let read = read_file(file)?;
     let lang = Lang::from_path(Path::new(&file.path));
-    let facts = lang.map(|lang| parse_source(lang, content.as_bytes(), config));
-    let row = FileRow {
-        path: file.path.clone(),
-        lang,
-        size,
-        mtime_ns: file.mtime_ns,
-        hash,
-        syntax_errors: facts.as_ref().is_some_and(|f| f.has_syntax_errors),
-        timed_out: facts.as_ref().is_some_and(|f| f.timed_out),
-        symbols: (0, 0),
-    };
-    let cargo_package = (file.path == "Cargo.toml" || file.path.ends_with("/Cargo.toml"))
-        .then(|| cargo_package_name(&content))
+    let facts = lang.map(|lang| parse_source(lang, read.content.as_bytes(), config));
+    let parsed = parsed_file(read.row(lang), facts, &read.content);
+    Ok((parsed, read.content))
+}
+
+/// A file's row and facts as the resolver takes them.
+fn parsed_file(
+    mut row: FileRow,
+    facts: Option<mcursor_syntax::FileFacts>,
+    content: &str,
+) -> ParsedFile {
+    row.syntax_errors = facts.as_ref().is_some_and(|f| f.has_syntax_errors);
+    row.timed_out = facts.as_ref().is_some_and(|f| f.timed_out);
+    let cargo_package = (row.path == "Cargo.toml" || row.path.ends_with("/Cargo.toml"))
+        .then(|| cargo_package_name(content))
         .flatten();
-    Ok((
-        ParsedFile {
-            row,
-            facts: facts.map(CompactFacts::from_facts),
-            cargo_package,
-        },
-        content,
-    ))
+    ParsedFile {
+        row,
+        facts: facts.map(CompactFacts::from_facts),
+        cargo_package,
+    }
 }
 
 /// Writes the format marker, wiping an index of another format first.

@@ -85,7 +85,8 @@ impl Index {
         for address in docs {
             let doc: tantivy::TantivyDocument = searcher.doc(address).map_err(IndexError::from)?;
             if let Some(path) = doc.get_first(fields.path).and_then(|v| v.as_str()) {
-                lines.push(format!("text {path}"));
+                let hash = doc.get_first(fields.hash).and_then(|v| v.as_u64());
+                lines.push(format!("text {path} hash={:016x}", hash.unwrap_or(0)));
             }
         }
         lines.sort();

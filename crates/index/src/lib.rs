@@ -24,6 +24,7 @@
 
 pub mod answers;
 pub mod build;
+mod cache;
 mod dump;
 pub mod error;
 mod graph;

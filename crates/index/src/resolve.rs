@@ -65,7 +65,7 @@ impl Chase {
 }
 
 /// A reference as extracted, with file-local string ids.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct LocalRef {
     pub name: u32,
     pub qualifier: u32,
@@ -78,7 +78,7 @@ pub(crate) struct LocalRef {
 
 /// A definition as kept until resolution: integers into its file's tables, no
 /// allocations of its own.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct Def {
     name: u32,
     kind: SymbolKind,
@@ -99,7 +99,7 @@ pub(crate) struct Def {
 
 /// One parsed file's facts in a compact form. The builder keeps every file's facts until
 /// resolution, so strings are interned per file and definitions are plain integers.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CompactFacts {
     pub strings: Vec<String>,
     /// Distinct inline-module paths of this file's definitions.
@@ -110,8 +110,10 @@ pub(crate) struct CompactFacts {
     pub references: Vec<LocalRef>,
     pub imports: Vec<Import>,
     pub default_export_name: Option<String>,
-    /// String id → definitions with that name.
+    /// String id → definitions with that name (rebuilt after loading from the cache).
+    #[serde(skip)]
     definitions_by_name: HashMap<u32, Vec<u32>>,
+    #[serde(skip)]
     imports_by_local: HashMap<String, Vec<u32>>,
 }
 
@@ -141,7 +143,7 @@ impl CompactFacts {
     }
 
     /// This file's definitions named by string id `name`, in source order.
-    fn definitions_named(&self, name: u32) -> impl Iterator<Item = (u32, &Def)> {
+    pub(crate) fn definitions_named(&self, name: u32) -> impl Iterator<Item = (u32, &Def)> {
         self.definitions_by_name
             .get(&name)
             .into_iter()
@@ -191,9 +193,8 @@ impl CompactFacts {
             texts.push_str(text);
             (start, text.len() as u32)
         };
-        let mut definitions_by_name: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut definitions = Vec::with_capacity(facts.definitions.len());
-        for (i, d) in facts.definitions.into_iter().enumerate() {
+        for d in facts.definitions {
             let modules = match module_ids.get(&d.modules) {
                 Some(&id) => id,
                 None => {
@@ -204,7 +205,6 @@ impl CompactFacts {
                 }
             };
             let name = intern(d.name);
-            definitions_by_name.entry(name).or_default().push(i as u32);
             definitions.push(Def {
                 name,
                 kind: d.kind,
@@ -220,14 +220,7 @@ impl CompactFacts {
                 doc: push_text(&d.doc.map(doc_summary).unwrap_or_default()),
             });
         }
-        let mut imports_by_local: HashMap<String, Vec<u32>> = HashMap::default();
-        for (i, import) in facts.imports.iter().enumerate() {
-            imports_by_local
-                .entry(import.local.clone())
-                .or_default()
-                .push(i as u32);
-        }
-        CompactFacts {
+        let mut compact = CompactFacts {
             strings,
             module_paths,
             texts,
@@ -235,8 +228,29 @@ impl CompactFacts {
             references,
             imports: facts.imports,
             default_export_name: facts.default_export_name,
-            definitions_by_name,
-            imports_by_local,
+            definitions_by_name: HashMap::default(),
+            imports_by_local: HashMap::default(),
+        };
+        compact.build_lookups();
+        compact
+    }
+
+    /// Fills the by-name lookups, which are derived data: the facts cache does not store
+    /// them.
+    pub fn build_lookups(&mut self) {
+        self.definitions_by_name.clear();
+        for (i, d) in self.definitions.iter().enumerate() {
+            self.definitions_by_name
+                .entry(d.name)
+                .or_default()
+                .push(i as u32);
+        }
+        self.imports_by_local.clear();
+        for (i, import) in self.imports.iter().enumerate() {
+            self.imports_by_local
+                .entry(import.local.clone())
+                .or_default()
+                .push(i as u32);
         }
     }
 }
@@ -447,7 +461,7 @@ enum Outcome {
 }
 
 /// Resolves every file's references and assembles the store tables.
-pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreData {
+pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> StoreData {
     let started = std::time::Instant::now();
     let cargo_dirs: HashSet<String> = files
         .iter()
@@ -462,7 +476,7 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
         .collect();
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
-        files: &files,
+        files,
         symbols: Vec::new(),
         file_base: Vec::with_capacity(files.len()),
         by_name: HashMap::default(),
@@ -480,7 +494,7 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
     };
-    for file in &files {
+    for file in files {
         if let Some(name) = &file.cargo_package {
             let dir = file.row.path.strip_suffix("Cargo.toml").unwrap_or("");
             tables
@@ -650,9 +664,7 @@ pub(crate) fn resolve(files: Vec<ParsedFile>, meta: serde_json::Value) -> StoreD
     refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
-    // Freeing a million small allocations takes a while; let it overlap the store write.
     drop(tables);
-    std::thread::spawn(move || drop(files));
     StoreData {
         names,
         files: file_rows,

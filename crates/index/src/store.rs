@@ -32,7 +32,7 @@ use crate::error::{IndexError, IoContext, Result};
 
 const MAGIC: &[u8; 8] = b"MCURGRPH";
 /// Bumped whenever the layout of any section changes.
-pub const FORMAT_VERSION: u32 = 2;
+pub const FORMAT_VERSION: u32 = 3;
 const HEADER_BYTES: usize = 24;
 const SECTION_ENTRY_BYTES: usize = 24;
 

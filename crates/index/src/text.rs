@@ -27,6 +27,8 @@ pub(crate) struct TextFields {
     pub path: Field,
     pub lang: Field,
     pub content: Field,
+    /// The content hash of the indexed text, so a dump can tell stale documents apart.
+    pub hash: Field,
 }
 
 pub(crate) fn schema() -> (Schema, TextFields) {
@@ -42,12 +44,14 @@ pub(crate) fn schema() -> (Schema, TextFields) {
         "content",
         TextOptions::default().set_indexing_options(indexing),
     );
+    let hash = builder.add_u64_field("hash", STORED);
     (
         builder.build(),
         TextFields {
             path,
             lang,
             content,
+            hash,
         },
     )
 }
@@ -78,6 +82,7 @@ pub(crate) fn open(dir: &Path) -> Result<(Index, TextFields)> {
         path: field("path")?,
         lang: field("lang")?,
         content: field("content")?,
+        hash: field("hash")?,
     };
     Ok((index, fields))
 }
@@ -88,13 +93,20 @@ pub(crate) fn add_file(
     path: &str,
     lang: &str,
     content: &str,
+    hash: u64,
 ) -> Result<()> {
     let mut doc = TantivyDocument::default();
     doc.add_text(fields.path, path);
+    doc.add_u64(fields.hash, hash);
     doc.add_text(fields.lang, lang);
     doc.add_text(fields.content, content);
     writer.add_document(doc)?;
     Ok(())
+}
+
+/// Removes the document of `path` (part of the writer's next commit).
+pub(crate) fn delete_file(writer: &IndexWriter, fields: TextFields, path: &str) {
+    writer.delete_term(Term::from_field_text(fields.path, path));
 }
 
 /// Splits an identifier into its lowercase sub-words: `parseHTTPRequest_v2` →

@@ -28,7 +28,9 @@ pub use extract::{EXPRESSION_QUALIFIER, parse_source};
 pub use lang::{Lang, LanguageSupport, QueryError, check_all_queries, extraction_fingerprint};
 
 /// What a definition is. The lowercase word is part of the CLI's JSON contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum SymbolKind {
     Function,
     Method,
@@ -110,7 +112,9 @@ impl SymbolKind {
 }
 
 /// How a name is used. The lowercase word is part of the CLI's JSON contract.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum RefKind {
     Call,
     Type,
@@ -164,7 +168,18 @@ impl RefKind {
 }
 
 /// A 1-based position: line, and column counted in bytes (as ripgrep's `--column`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
+)]
 pub struct Position {
     pub line: u32,
     pub column: u32,
@@ -211,7 +226,7 @@ pub struct Reference {
 }
 
 /// What an import brings into scope.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ImportTarget {
     /// A Rust `use` path, e.g. `["crate", "config", "load"]`. For a glob import the path
     /// names the module and `local` is `*`.
@@ -226,7 +241,7 @@ pub enum ImportTarget {
 }
 
 /// One name brought into a file's scope by `use`, `import` or a re-export.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Import {
     /// The name as it is known in this file (`*` for glob imports).
     pub local: String,

@@ -1,0 +1,273 @@
+//! The facts cache (`.mcursor/facts.bin`): what extraction found in every file, keyed by
+//! path and content hash, so an incremental build parses only the files that changed.
+//!
+//! The cache is an optimisation, never a source of truth: each entry is used only when
+//! its content hash matches the file's, a cache written by other extraction rules or
+//! another format is ignored as a whole, and a missing or damaged cache makes the build
+//! parse the files it cannot find there. It is written (temporary file, then rename)
+//! before the generation it belongs to is committed.
+//!
+//! Layout: `MCURFACT`, format version (u32), the extraction fingerprint (u32 length +
+//! bytes), the entry count (u64), then each entry as a u32 length, an xxh3 checksum (u64)
+//! and its postcard bytes, so entries decode in parallel and a damaged one is noticed.
+
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::Path;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{IndexError, IoContext, Result};
+use crate::resolve::{CompactFacts, ParsedFile};
+use crate::store::FORMAT_VERSION;
+use crate::store::FileRow;
+
+const MAGIC: &[u8; 8] = b"MCURFACT";
+pub(crate) const CACHE_FILE: &str = "facts.bin";
+
+/// One file's cached extraction.
+#[derive(Debug, Deserialize)]
+pub(crate) struct CacheEntry {
+    pub path: String,
+    pub hash: u64,
+    pub syntax_errors: bool,
+    pub timed_out: bool,
+    pub facts: Option<CompactFacts>,
+    pub cargo_package: Option<String>,
+}
+
+/// [`CacheEntry`] as written, borrowing from the build (postcard encodes both alike).
+#[derive(Serialize)]
+struct CacheEntryRef<'a> {
+    path: &'a str,
+    hash: u64,
+    syntax_errors: bool,
+    timed_out: bool,
+    facts: Option<&'a CompactFacts>,
+    cargo_package: Option<&'a str>,
+}
+
+impl CacheEntry {
+    pub fn into_parsed(self, row: FileRow) -> ParsedFile {
+        ParsedFile {
+            row: FileRow {
+                syntax_errors: self.syntax_errors,
+                timed_out: self.timed_out,
+                ..row
+            },
+            facts: self.facts,
+            cargo_package: self.cargo_package,
+        }
+    }
+}
+
+/// Reads the cache of `dir`; anything unreadable, foreign or damaged reads as empty.
+pub(crate) fn load(dir: &Path) -> HashMap<String, CacheEntry> {
+    let Ok(bytes) = std::fs::read(dir.join(CACHE_FILE)) else {
+        return HashMap::new();
+    };
+    decode(&bytes).unwrap_or_default()
+}
+
+fn decode(bytes: &[u8]) -> Option<HashMap<String, CacheEntry>> {
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Option<&[u8]> {
+        let slice = bytes.get(at..at.checked_add(n)?)?;
+        at += n;
+        Some(slice)
+    };
+    if take(8)? != MAGIC {
+        return None;
+    }
+    let version = u32::from_le_bytes(take(4)?.try_into().ok()?);
+    let fingerprint_len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+    let fingerprint = take(fingerprint_len)?;
+    if version != FORMAT_VERSION
+        || fingerprint != mcursor_syntax::extraction_fingerprint().as_bytes()
+    {
+        return None;
+    }
+    let count = u64::from_le_bytes(take(8)?.try_into().ok()?);
+    let mut slices = Vec::with_capacity(count.min(1 << 20) as usize);
+    for _ in 0..count {
+        let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
+        let checksum = u64::from_le_bytes(take(8)?.try_into().ok()?);
+        let slice = take(len)?;
+        slices.push((checksum, slice));
+    }
+    if at != bytes.len() {
+        return None;
+    }
+    let entries: Option<Vec<CacheEntry>> = slices
+        .par_iter()
+        .map(|&(checksum, slice)| {
+            if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
+                return None;
+            }
+            let mut entry: CacheEntry = postcard::from_bytes(slice).ok()?;
+            if let Some(facts) = &mut entry.facts {
+                facts.build_lookups();
+            }
+            Some(entry)
+        })
+        .collect();
+    Some(
+        entries?
+            .into_iter()
+            .map(|entry| (entry.path.clone(), entry))
+            .collect(),
+    )
+}
+
+/// Writes the facts of `files` as the cache of `dir`, atomically.
+pub(crate) fn write(dir: &Path, files: &[ParsedFile]) -> Result<()> {
+    let encoded: Vec<Vec<u8>> = files
+        .par_iter()
+        .map(|file| {
+            let entry = CacheEntryRef {
+                path: &file.row.path,
+                hash: file.row.hash,
+                syntax_errors: file.row.syntax_errors,
+                timed_out: file.row.timed_out,
+                facts: file.facts.as_ref(),
+                cargo_package: file.cargo_package.as_deref(),
+            };
+            postcard::to_stdvec(&entry).unwrap_or_default()
+        })
+        .collect();
+    let path = dir.join(CACHE_FILE);
+    let tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
+    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
+    let fingerprint = mcursor_syntax::extraction_fingerprint();
+    let mut header = Vec::with_capacity(32 + fingerprint.len());
+    header.extend_from_slice(MAGIC);
+    header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    header.extend_from_slice(&(fingerprint.len() as u32).to_le_bytes());
+    header.extend_from_slice(fingerprint.as_bytes());
+    header.extend_from_slice(&(encoded.len() as u64).to_le_bytes());
+    out.write_all(&header).at(&path)?;
+    for bytes in &encoded {
+        out.write_all(&(bytes.len() as u32).to_le_bytes())
+            .at(&path)?;
+        out.write_all(&xxhash_rust::xxh3::xxh3_64(bytes).to_le_bytes())
+            .at(&path)?;
+        out.write_all(bytes).at(&path)?;
+    }
+    let tmp = out.into_inner().map_err(|e| IndexError::Io {
+        path: path.clone(),
+        source: e.into_error(),
+    })?;
+    tmp.persist(&path).map_err(|e| IndexError::Io {
+        path: path.clone(),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+pub(crate) const BINARY_FILE: &str = "binary.json";
+
+/// A file skipped for holding a NUL byte, as it was when read: while its size and time
+/// stay, it is skipped again without being read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub(crate) struct BinaryFile {
+    pub path: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// The binary files of the last build, by path (empty when unreadable).
+pub(crate) fn load_binary(dir: &Path) -> HashMap<String, BinaryFile> {
+    std::fs::read(dir.join(BINARY_FILE))
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<Vec<BinaryFile>>(&bytes).ok())
+        .unwrap_or_default()
+        .into_iter()
+        .map(|b| (b.path.clone(), b))
+        .collect()
+}
+
+pub(crate) fn write_binary(dir: &Path, files: &[BinaryFile]) -> Result<()> {
+    let path = dir.join(BINARY_FILE);
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
+    let bytes = serde_json::to_vec(files).unwrap_or_default();
+    tmp.write_all(&bytes).at(&path)?;
+    tmp.persist(&path).map_err(|e| IndexError::Io {
+        path: path.clone(),
+        source: e.error,
+    })?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(path: &str) -> ParsedFile {
+        let facts = mcursor_syntax::parse_source(
+            mcursor_syntax::Lang::Rust,
+            b"use crate::a::b;\nfn f() { b(); }\nstruct S;\n",
+            &mcursor_syntax::ParseConfig::default(),
+        );
+        ParsedFile {
+            row: FileRow {
+                path: path.into(),
+                lang: Some(mcursor_syntax::Lang::Rust),
+                size: 40,
+                mtime_ns: 1,
+                hash: 7,
+                syntax_errors: false,
+                timed_out: false,
+                symbols: (0, 0),
+            },
+            facts: Some(CompactFacts::from_facts(facts)),
+            cargo_package: None,
+        }
+    }
+
+    #[test]
+    fn entries_round_trip_with_their_lookups() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let written = [parsed("a.rs"), parsed("b/c.rs")];
+        write(dir.path(), &written).expect("write");
+        let read = load(dir.path());
+        assert_eq!(read.len(), 2);
+        let a = &read["a.rs"];
+        assert_eq!(a.hash, 7);
+        let summary = |facts: &Option<CompactFacts>| {
+            facts.as_ref().map(|f| {
+                (
+                    f.strings.clone(),
+                    f.references.len(),
+                    f.imports.clone(),
+                    f.definitions_named(f.strings.iter().position(|s| s == "S").unwrap_or(0) as u32)
+                        .count(),
+                )
+            })
+        };
+        assert_eq!(summary(&a.facts), summary(&written[0].facts));
+        assert_eq!(summary(&a.facts).map(|s| s.3), Some(1));
+    }
+
+    #[test]
+    fn damaged_or_foreign_caches_read_as_empty() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        write(dir.path(), &[parsed("a.rs")]).expect("write");
+        let path = dir.path().join(CACHE_FILE);
+        let good = std::fs::read(&path).expect("read");
+        for cut in [0, 5, 12, good.len() / 2, good.len() - 1] {
+            std::fs::write(&path, &good[..cut]).expect("write");
+            assert!(load(dir.path()).is_empty(), "cut at {cut}");
+        }
+        let mut flipped = good.clone();
+        flipped[9] ^= 0xFF; // the format version
+        std::fs::write(&path, &flipped).expect("write");
+        assert!(load(dir.path()).is_empty());
+        // A flipped byte anywhere is caught by the header or the entry's checksum.
+        for i in 0..good.len() {
+            let mut bytes = good.clone();
+            bytes[i] ^= 0x5A;
+            assert!(decode(&bytes).is_none(), "flip at {i} went unnoticed");
+        }
+    }
+}
