@@ -1,0 +1,386 @@
+//! Incremental updates: an index brought up to date after any sequence of edits,
+//! additions, deletions, renames, touches, binary files and `.gitignore` changes equals a
+//! fresh index of the same tree (compared as canonical dumps); a killed update leaves an
+//! index that opens and that the next run brings to that same state; the summary says
+//! what changed.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use common::{copy_tree, fixtures_dir, mcursor, mcursor_command, stderr, stdout};
+use mcursor_index::{BuildOptions, Index, build_index};
+use mcursor_synth::SplitMix64;
+
+const EXTENSIONS: [&str; 6] = ["rs", "ts", "tsx", "js", "jsx", "mjs"];
+
+/// All three language fixtures side by side in one repository.
+fn mixed_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for name in ["rust-basic", "ts-basic", "js-basic"] {
+        copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
+    }
+    dir
+}
+
+fn options(full: bool) -> BuildOptions {
+    BuildOptions {
+        threads: 2,
+        full,
+        ..BuildOptions::default()
+    }
+}
+
+fn fresh_dump(root: &Path) -> String {
+    let copy = tempfile::tempdir().expect("tempdir");
+    copy_tree(root, copy.path());
+    build_index(copy.path(), &options(true), &|_| {}).expect("fresh build");
+    Index::open(copy.path())
+        .expect("open")
+        .dump()
+        .expect("dump")
+}
+
+/// Source files under `root` (not the index), sorted.
+fn source_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == ".mcursor") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| EXTENSIONS.contains(&e))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Identifiers defined somewhere in the tree, to write uses and new definitions of.
+fn names_in(root: &Path) -> Vec<String> {
+    let mut names = vec!["fresh_name".to_owned(), "Widget".to_owned()];
+    for file in source_files(root) {
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+            let starts_alpha = word.chars().next().is_some_and(char::is_alphabetic);
+            if starts_alpha && word.len() > 3 && !names.iter().any(|n| n == word) {
+                names.push(word.to_owned());
+            }
+        }
+    }
+    names
+}
+
+fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
+    let mut pick = || names[rng.below(names.len())].clone();
+    let (a, b, c) = (pick(), pick(), pick());
+    let rust = ext == "rs";
+    match (rust, rng.below(4)) {
+        (true, 0) => format!("pub fn {a}() {{ {b}(); {c}::new(); }}\n"),
+        (true, 1) => {
+            format!("pub struct {a};\nimpl {a} {{ pub fn {b}(&self) {{ self.{c}(); }} }}\n")
+        }
+        (true, 2) => format!("use crate::{a}::{b};\n"),
+        (true, _) => format!("mod {a} {{ pub fn {b}() {{ super::{c}(); }} }}\n"),
+        (false, 0) => format!("export function {a}() {{ return {b}({c}); }}\n"),
+        (false, 1) => format!("export class {a} {{ {b}() {{ return this.{c}(); }} }}\n"),
+        (false, 2) => format!("import {{ {a} }} from './{b}';\n{a}();\n"),
+        (false, _) => format!("export default function {a}() {{ {b}.{c}(); }}\n"),
+    }
+}
+
+fn extension(path: &Path) -> String {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("rs")
+        .to_owned()
+}
+
+/// One random change to the tree; returns what it did, for failure messages.
+fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
+    let files = source_files(root);
+    let names = names_in(root);
+    let Some(file) = files.get(rng.below(files.len().max(1))).cloned() else {
+        let path = root.join(format!("src/new_{step}.rs"));
+        std::fs::create_dir_all(root.join("src")).expect("mkdir");
+        std::fs::write(&path, snippet(rng, "rs", &names)).expect("write");
+        return format!("add {}", path.display());
+    };
+    let ext = extension(&file);
+    let shown = file
+        .strip_prefix(root)
+        .unwrap_or(&file)
+        .display()
+        .to_string();
+    match rng.below(11) {
+        0 | 1 => {
+            let mut text = std::fs::read_to_string(&file).unwrap_or_default();
+            text.push_str(&snippet(rng, &ext, &names));
+            std::fs::write(&file, text).expect("append");
+            format!("append to {shown}")
+        }
+        2 => {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let mut lines: Vec<&str> = text.lines().collect();
+            if !lines.is_empty() {
+                lines.remove(rng.below(lines.len()));
+            }
+            std::fs::write(&file, lines.join("\n")).expect("cut");
+            format!("delete a line of {shown}")
+        }
+        3 => {
+            // Rename a definition throughout one file: its uses elsewhere now dangle.
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            let old = &names[rng.below(names.len())];
+            std::fs::write(&file, text.replace(old.as_str(), &format!("{old}_v{step}")))
+                .expect("rename symbol");
+            format!("rename {old} in {shown}")
+        }
+        4 => {
+            std::fs::remove_file(&file).expect("delete");
+            format!("delete {shown}")
+        }
+        5 | 6 => {
+            // Move, sometimes to a new directory, sometimes to another language.
+            let new_ext = match (ext.as_str(), rng.below(3)) {
+                ("ts", 0) => "tsx",
+                ("tsx", 0) => "ts",
+                ("js", 0) => "ts",
+                (other, _) => other,
+            };
+            let dir = file.parent().unwrap_or(root);
+            let dir = if rng.below(2) == 0 {
+                dir.join(format!("moved{step}"))
+            } else {
+                dir.to_path_buf()
+            };
+            std::fs::create_dir_all(&dir).expect("mkdir");
+            let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("f");
+            let to = dir.join(format!("{stem}_{step}.{new_ext}"));
+            std::fs::rename(&file, &to).expect("move");
+            format!(
+                "move {shown} to {}",
+                to.strip_prefix(root).unwrap_or(&to).display()
+            )
+        }
+        7 => {
+            let dir = file.parent().unwrap_or(root);
+            let to = dir.join(format!("added_{step}.{ext}"));
+            let copy_of = &files[rng.below(files.len())];
+            let text = if rng.below(2) == 0 && extension(copy_of) == ext {
+                // Same content as another file: renames are paired by content hash.
+                std::fs::read_to_string(copy_of).unwrap_or_default()
+            } else {
+                (0..1 + rng.below(3))
+                    .map(|_| snippet(rng, &ext, &names))
+                    .collect()
+            };
+            std::fs::write(&to, text).expect("add");
+            format!("add {}", to.strip_prefix(root).unwrap_or(&to).display())
+        }
+        8 => {
+            // Touched, not changed.
+            let handle = std::fs::File::options()
+                .write(true)
+                .open(&file)
+                .expect("open");
+            handle
+                .set_modified(std::time::SystemTime::now() + Duration::from_secs(5))
+                .expect("touch");
+            format!("touch {shown}")
+        }
+        9 => {
+            let to = file.with_file_name(format!("blob_{step}.{ext}"));
+            std::fs::write(&to, b"binary\0data").expect("binary");
+            format!(
+                "add binary {}",
+                to.strip_prefix(root).unwrap_or(&to).display()
+            )
+        }
+        _ => {
+            // Ignore one file, or stop ignoring everything.
+            let gitignore = root.join(".gitignore");
+            if gitignore.exists() && rng.below(2) == 0 {
+                std::fs::remove_file(&gitignore).expect("unignore");
+                "remove .gitignore".to_owned()
+            } else {
+                std::fs::write(&gitignore, format!("{shown}\n")).expect("ignore");
+                format!("ignore {shown}")
+            }
+        }
+    }
+}
+
+#[test]
+fn incremental_updates_equal_fresh_indexes() {
+    let sequences = 24;
+    let steps = 6;
+    let mut compared = 0;
+    for seed in 0..sequences {
+        let repo = mixed_repo();
+        let root = repo.path();
+        build_index(root, &options(false), &|_| {}).expect("first build");
+        let mut rng = SplitMix64::new(seed);
+        let mut history = Vec::new();
+        for step in 0..steps {
+            for _ in 0..1 + rng.below(3) {
+                history.push(mutate(&mut rng, root, step));
+            }
+            let summary = build_index(root, &options(false), &|_| {}).expect("update");
+            assert!(summary.incremental, "seed {seed}: update was a rebuild");
+            let updated = Index::open(root).expect("open").dump().expect("dump");
+            let fresh = fresh_dump(root);
+            if updated != fresh {
+                let diff: Vec<String> = diff_lines(&updated, &fresh);
+                panic!(
+                    "seed {seed} step {step}: updated index differs from a fresh one\nchanges: {history:#?}\n{}",
+                    diff.join("\n")
+                );
+            }
+            compared += 1;
+        }
+    }
+    assert_eq!(compared, sequences * steps as u64);
+}
+
+fn diff_lines(updated: &str, fresh: &str) -> Vec<String> {
+    let a: std::collections::BTreeSet<&str> = updated.lines().collect();
+    let b: std::collections::BTreeSet<&str> = fresh.lines().collect();
+    a.difference(&b)
+        .map(|l| format!("- updated only: {l}"))
+        .chain(b.difference(&a).map(|l| format!("+ fresh only:   {l}")))
+        .take(40)
+        .collect()
+}
+
+#[test]
+fn the_summary_says_what_changed() {
+    let repo = mixed_repo();
+    let root = repo.path();
+    let output = mcursor(root, &["index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let rust = root.join("rust-basic/src");
+    std::fs::write(
+        rust.join("config.rs"),
+        std::fs::read_to_string(rust.join("config.rs")).expect("read") + "\npub fn more() {}\n",
+    )
+    .expect("edit");
+    std::fs::rename(rust.join("session.rs"), rust.join("session2.rs")).expect("rename");
+    std::fs::remove_file(root.join("js-basic/lib/math.js")).expect("delete");
+    std::fs::write(rust.join("added.rs"), "pub fn added() {}\n").expect("add");
+
+    let output = mcursor(root, &["index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    assert!(
+        text.contains("1 changed, 1 added, 1 deleted, 1 renamed"),
+        "{text}"
+    );
+    assert!(
+        text.contains("rust-basic/src/session2.rs  renamed from rust-basic/src/session.rs"),
+        "{text}"
+    );
+
+    std::fs::write(rust.join("added.rs"), "pub fn added_again() {}\n").expect("edit");
+    let output = mcursor(root, &["--json", "index"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert_eq!(json["incremental"], true);
+    assert_eq!(json["changes"]["modified"], 1);
+    assert_eq!(
+        json["changes"]["files"][0]["path"],
+        "rust-basic/src/added.rs"
+    );
+    assert_eq!(json["changes"]["files"][0]["change"], "modified");
+    let (code, found) = (
+        mcursor(root, &["find", "added_again"]).status.code(),
+        stdout(&mcursor(root, &["find", "added_again"])),
+    );
+    assert_eq!(code, Some(0), "{found}");
+
+    let output = mcursor(root, &["index"]);
+    assert!(
+        stdout(&output).contains("index is current"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+/// A tree large enough that an update takes a while, so kills land inside it.
+fn sizable_repo(root: &Path) {
+    let config = mcursor_synth::SynthConfig {
+        lang: mcursor_synth::SynthLang::Rust,
+        files: 300,
+        seed: 11,
+    };
+    mcursor_synth::generate(&config, root).expect("generate");
+}
+
+#[test]
+fn killed_updates_leave_an_index_that_opens_and_then_equals_a_fresh_one() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    sizable_repo(root);
+    let output = mcursor(root, &["index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let files = source_files(root);
+    let mut rng = SplitMix64::new(99);
+
+    // How long an uninterrupted update of this kind takes, to spread the kills over it.
+    let change = |rng: &mut SplitMix64, i: usize| {
+        for _ in 0..5 {
+            let file = &files[rng.below(files.len())];
+            let mut text = std::fs::read_to_string(file).unwrap_or_default();
+            text.push_str(&format!("\npub fn killed_{i}_{}() {{}}\n", rng.below(1000)));
+            std::fs::write(file, text).expect("edit");
+        }
+    };
+    change(&mut rng, 0);
+    let started = Instant::now();
+    let output = mcursor(root, &["index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let span = started.elapsed().as_millis().max(20) as u64;
+
+    let runs = 20;
+    let (mut opened, mut equal) = (0, 0);
+    for i in 1..=runs {
+        change(&mut rng, i);
+        let mut child = mcursor_command(root, &["index"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(Duration::from_millis(rng.below(span as usize) as u64));
+        let _ = child.kill();
+        let _ = child.wait();
+        let found = mcursor(root, &["find", "killed_0_0", "--json"]);
+        // 0 or 1 (found or not): the index opened. 2 would be a damaged index.
+        if matches!(found.status.code(), Some(0 | 1)) {
+            opened += 1;
+        } else {
+            eprintln!("run {i}: {}", stderr(&found));
+        }
+        let output = mcursor(root, &["index"]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        let updated = Index::open(root).expect("open").dump().expect("dump");
+        if updated == fresh_dump(root) {
+            equal += 1;
+        }
+    }
+    eprintln!(
+        "killed {runs} updates at random points of {span} ms: opened {opened}/{runs}, equal to a fresh index after the next run {equal}/{runs}"
+    );
+    assert_eq!(opened, runs);
+    assert_eq!(equal, runs);
+}
