@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcursor_index::{
     BuildOptions, FindQuery, Index, IndexError, LockWait, Progress, RefTarget, RefsQuery,
-    SearchQuery, SymbolHit, build_index,
+    SearchQuery, SymbolHit, WatchEvent, WatchOptions, build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 
@@ -57,6 +57,8 @@ enum ColorWhen {
 enum Command {
     /// Build or refresh the index of PATH (default: the current directory) in PATH/.mcursor/.
     Index(IndexArgs),
+    /// Keep the index of PATH current while files change (Ctrl-C stops).
+    Watch(WatchArgs),
     /// Where is NAME defined? Accepts `name`, `Type::method`, `Class.method`, `module::name`.
     Find(FindArgs),
     /// Who uses a symbol? TARGET is a name or a position `PATH:LINE[:COL]`.
@@ -99,10 +101,19 @@ enum DebugCommand {
 struct IndexArgs {
     /// The repository root to index.
     path: Option<PathBuf>,
-    /// Rebuild even if no file changed (a build otherwise rewrites the whole index when
-    /// anything changed, and does nothing when nothing did).
+    /// Rebuild from scratch even if an index exists (otherwise only files that changed
+    /// since the last run are parsed again, and nothing is written when none did).
     #[arg(long)]
     full: bool,
+    /// Exit at once if another mcursor is writing this index, instead of waiting.
+    #[arg(long)]
+    no_wait: bool,
+    #[command(flatten)]
+    build: BuildFlags,
+}
+
+#[derive(Args)]
+struct BuildFlags {
     /// Skip files larger than this many bytes.
     #[arg(long, default_value_t = 1024 * 1024, value_name = "BYTES")]
     max_file_size: u64,
@@ -112,9 +123,32 @@ struct IndexArgs {
     /// Give up on one file's parse after this many milliseconds.
     #[arg(long, default_value_t = 5000, value_name = "MS")]
     parse_timeout_ms: u64,
-    /// Exit at once if another mcursor is writing this index, instead of waiting.
-    #[arg(long)]
-    no_wait: bool,
+}
+
+impl BuildFlags {
+    fn options(&self, full: bool, lock_wait: LockWait) -> BuildOptions {
+        BuildOptions {
+            max_file_size: self.max_file_size,
+            threads: self.threads.unwrap_or(BuildOptions::default().threads),
+            parse_timeout: Duration::from_millis(self.parse_timeout_ms),
+            lock_wait,
+            full,
+        }
+    }
+}
+
+#[derive(Args)]
+struct WatchArgs {
+    /// The repository root to watch.
+    path: Option<PathBuf>,
+    /// Quiet time after the last change of a burst before the index is updated.
+    #[arg(long, default_value_t = 50, value_name = "MS")]
+    debounce_ms: u64,
+    /// Rescan interval when the OS cannot watch the tree (watch limit reached).
+    #[arg(long, default_value_t = 2000, value_name = "MS")]
+    poll_ms: u64,
+    #[command(flatten)]
+    build: BuildFlags,
 }
 
 #[derive(Args)]
@@ -281,6 +315,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
     let cwd = working_dir(cli)?;
     match &cli.command {
         Command::Index(args) => index(&cwd, args, out),
+        Command::Watch(args) => watch(&cwd, args, out),
         Command::Find(args) => find(&open(&cwd)?, args, out),
         Command::Refs(args) => refs(&open(&cwd)?, args, out),
         Command::Callers(args) => calls(&open(&cwd)?, args, true, out),
@@ -318,33 +353,38 @@ fn open(cwd: &Path) -> Result<Index> {
     Ok(Index::open(cwd)?)
 }
 
-fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
-    // Like git: without a PATH, refresh the index that covers this directory, if any.
-    let root = match &args.path {
+/// The root a command without PATH works on: like git, the index that covers this
+/// directory, if any, else the directory itself.
+fn root_for(cwd: &Path, path: &Option<PathBuf>) -> PathBuf {
+    match path {
         Some(p) => cwd.join(p),
         None => mcursor_index::find_root(cwd).unwrap_or_else(|_| cwd.to_path_buf()),
+    }
+}
+
+fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
+    let root = root_for(cwd, &args.path);
+    let lock_wait = if args.no_wait {
+        LockWait::Fail
+    } else {
+        LockWait::Wait
     };
-    let options = BuildOptions {
-        max_file_size: args.max_file_size,
-        threads: args.threads.unwrap_or(BuildOptions::default().threads),
-        parse_timeout: Duration::from_millis(args.parse_timeout_ms),
-        lock_wait: if args.no_wait {
-            LockWait::Fail
-        } else {
-            LockWait::Wait
-        },
-        full: args.full,
-    };
+    let options = args.build.options(args.full, lock_wait);
     let bar = render::progress_bar("files");
     let report = |p: Progress| match p {
         Progress::WaitingForLock { holder } => {
-            bar.println(format!("waiting: the index is being written by {holder}"));
+            bar.println(format!(
+                "waiting: the index is being written by {holder} (a running `mcursor watch` hands over when its update is done)"
+            ));
         }
         Progress::Walked { files } => {
             bar.set_length(files as u64);
             bar.set_message("parsing");
         }
-        Progress::Parsed { done, .. } => bar.set_position(done as u64),
+        Progress::Parsed { done, total } => {
+            bar.set_length(total as u64);
+            bar.set_position(done as u64)
+        }
         Progress::Writing => bar.set_message("resolving names and writing"),
     };
     let summary = build_index(&root, &options, &report);
@@ -354,6 +394,63 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
         out.json_value(&summary)?;
     } else {
         render::index_summary(out, &summary)?;
+    }
+    Ok(Found::Some)
+}
+
+fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let root = root_for(cwd, &args.path);
+    let options = WatchOptions {
+        build: args.build.options(false, LockWait::Wait),
+        debounce: Duration::from_millis(args.debounce_ms),
+        poll_interval: Duration::from_millis(args.poll_ms.max(100)),
+    };
+    // Ctrl-C and SIGTERM end the loop between updates, so the index is left committed.
+    let stop = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stop);
+    std::thread::spawn(move || {
+        let Ok(runtime) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        runtime.block_on(async {
+            let Ok(mut terminate) =
+                tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            else {
+                let _ = tokio::signal::ctrl_c().await;
+                return;
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = terminate.recv() => {}
+            }
+        });
+        flag.store(true, Ordering::SeqCst);
+    });
+    let mut failure = None;
+    let mut report = |event: WatchEvent| {
+        if let Err(e) = render::watch_event(out, &event) {
+            // Nobody reads our output any more (a closed pipe): stop watching.
+            failure.get_or_insert(e);
+            stop.store(true, Ordering::SeqCst);
+        }
+    };
+    mcursor_index::watch(
+        &root,
+        &options,
+        &|| stop.load(Ordering::SeqCst),
+        &mut report,
+    )?;
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    if !out.json {
+        eprintln!("stopped; the index is current as of the last update");
     }
     Ok(Found::Some)
 }

@@ -5,7 +5,7 @@ use std::io::{BufWriter, Write};
 
 use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressStyle};
-use mcursor_index::{BuildSummary, CallEdge, RefHit, SearchHit, Status, SymbolHit};
+use mcursor_index::{BuildSummary, CallEdge, RefHit, SearchHit, Status, SymbolHit, WatchEvent};
 
 pub const ERROR: Style = AnsiColor::Red.on_default().bold();
 const PATH: Style = AnsiColor::Magenta.on_default();
@@ -189,6 +189,49 @@ pub fn search_hit(out: &mut Out, hit: &SearchHit) -> anyhow::Result<()> {
 
 fn megabytes(bytes: u64) -> String {
     format!("{:.1} MB", bytes as f64 / 1_000_000.0)
+}
+
+/// One event of `mcursor watch`: a line (or a few) of text, or one JSON object per line
+/// with the time it was written (`unix_ms`), flushed at once.
+pub fn watch_event(out: &mut Out, event: &WatchEvent) -> anyhow::Result<()> {
+    let unix_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0);
+    if out.json {
+        let value = match event {
+            WatchEvent::Ready(s) => serde_json::json!({"event": "ready", "summary": s}),
+            WatchEvent::Updated(s) => serde_json::json!({"event": "updated", "summary": s}),
+            WatchEvent::Rescan(m) => serde_json::json!({"event": "rescan", "message": m}),
+            WatchEvent::Polling(m) => serde_json::json!({"event": "polling", "message": m}),
+            WatchEvent::Failed(m) => serde_json::json!({"event": "failed", "message": m}),
+        };
+        let mut value = value;
+        value["unix_ms"] = unix_ms.into();
+        out.json_value(&value)?;
+        return Ok(out.flush()?);
+    }
+    match event {
+        WatchEvent::Ready(s) => {
+            if !s.unchanged {
+                index_summary(out, s)?;
+            }
+            writeln!(
+                out.stream,
+                "watching {} ({} files, generation {}); Ctrl-C stops",
+                s.root.display(),
+                s.files,
+                s.generation
+            )?;
+        }
+        WatchEvent::Updated(s) => index_summary(out, s)?,
+        WatchEvent::Rescan(why) => out.note(&format!("rescanning the tree: {why}"))?,
+        WatchEvent::Polling(why) => out.note(&why.to_string())?,
+        WatchEvent::Failed(why) => out.note(&format!(
+            "update failed: {why}; the index stays as it was, watching goes on"
+        ))?,
+    }
+    Ok(out.flush()?)
 }
 
 pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {

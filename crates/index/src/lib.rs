@@ -34,12 +34,13 @@ mod resolve;
 pub mod store;
 mod text;
 pub mod walk;
+pub mod watch;
 
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildOptions, BuildSummary, ParseOnlyReport, Progress, build_index, check_root, decode_source,
-    parse_only,
+    BuildOptions, BuildSummary, Change, ChangedFile, Changes, ParseOnlyReport, Progress,
+    build_index, check_root, decode_source, parse_only,
 };
 pub use error::{IndexError, Result};
 pub use lock::LockWait;
@@ -49,6 +50,7 @@ pub use query::{
 };
 pub use store::{Confidence, FORMAT_VERSION};
 pub use walk::{INDEX_DIR, SkipReason};
+pub use watch::{WatchEvent, WatchOptions, watch};
 
 pub(crate) const FORMAT_FILE: &str = "FORMAT";
 pub(crate) const TEXT_DIR: &str = "text";

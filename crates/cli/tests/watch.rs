@@ -1,0 +1,226 @@
+//! `mcursor watch` end to end: editor save patterns, deletes, directory moves, new
+//! directories, `.gitignore` edits and a `git checkout` between branches that differ in a
+//! thousand files all end in an index equal to a fresh one; Ctrl-C exits cleanly.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use common::{copy_tree, fixture, mcursor_command, stderr};
+use mcursor_index::{BuildOptions, FindQuery, Index, build_index};
+
+struct Watcher {
+    child: Child,
+    lines: Receiver<serde_json::Value>,
+}
+
+impl Watcher {
+    fn start(root: &Path) -> Watcher {
+        let mut child = mcursor_command(root, &["--json", "watch", "--debounce-ms", "30"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn watch");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Ok(value) = serde_json::from_str(&line) {
+                    let _ = tx.send(value);
+                }
+            }
+        });
+        let watcher = Watcher { child, lines };
+        let ready = watcher.next_event(Duration::from_secs(30));
+        assert_eq!(ready["event"], "ready", "{ready}");
+        watcher
+    }
+
+    fn next_event(&self, timeout: Duration) -> serde_json::Value {
+        self.lines
+            .recv_timeout(timeout)
+            .expect("an event from mcursor watch")
+    }
+
+    /// Sends SIGINT and returns the exit status.
+    fn interrupt(mut self) -> std::process::ExitStatus {
+        let pid = rustix::process::Pid::from_child(&self.child);
+        rustix::process::kill_process(pid, rustix::process::Signal::INT).expect("SIGINT");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status;
+            }
+            assert!(Instant::now() < deadline, "watch did not exit after SIGINT");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn defined(root: &Path, name: &str) -> bool {
+    Index::open(root).is_ok_and(|index| !index.find(&FindQuery::exact(name)).is_empty())
+}
+
+/// Waits until `check` holds (the watcher has caught up), failing after a generous time.
+fn eventually(what: &str, check: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !check() {
+        assert!(Instant::now() < deadline, "timed out waiting for: {what}");
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn fresh_dump(root: &Path) -> String {
+    let copy = tempfile::tempdir().expect("tempdir");
+    copy_tree(root, copy.path());
+    let _ = std::fs::remove_dir_all(copy.path().join(".git"));
+    let options = BuildOptions {
+        full: true,
+        ..BuildOptions::default()
+    };
+    build_index(copy.path(), &options, &|_| {}).expect("fresh build");
+    Index::open(copy.path())
+        .expect("open")
+        .dump()
+        .expect("dump")
+}
+
+fn current_dump(root: &Path) -> String {
+    Index::open(root).expect("open").dump().expect("dump")
+}
+
+/// The index equals a fresh one once the watcher has caught up.
+fn converges(root: &Path, what: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let fresh = fresh_dump(root);
+    while current_dump(root) != fresh {
+        assert!(
+            Instant::now() < deadline,
+            "{what}: index never equalled a fresh one"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn watch_follows_saves_moves_deletes_and_ignores_then_stops_cleanly() {
+    let repo = fixture("rust-basic");
+    let root = repo.path();
+    let watcher = Watcher::start(root);
+    let src = root.join("src");
+
+    // Write-then-rename, as most editors save.
+    let text = std::fs::read_to_string(src.join("config.rs")).expect("read");
+    std::fs::write(
+        src.join(".config.rs.tmp"),
+        format!("{text}\npub fn saved_by_rename() {{}}\n"),
+    )
+    .expect("write temp");
+    std::fs::rename(src.join(".config.rs.tmp"), src.join("config.rs")).expect("rename");
+    eventually("write-then-rename save", || {
+        defined(root, "saved_by_rename")
+    });
+    let updated = watcher.next_event(Duration::from_secs(10));
+    assert_eq!(updated["event"], "updated", "{updated}");
+    assert!(
+        updated["summary"]["changes"]["files"]
+            .as_array()
+            .is_some_and(|files| files.iter().any(|f| f["path"] == "src/config.rs")),
+        "{updated}"
+    );
+
+    // Truncate and write in place, with a swap file beside it (hidden: never indexed).
+    std::fs::write(src.join(".session.rs.swp"), b"swap\0file").expect("swap");
+    let mut file = std::fs::File::create(src.join("session.rs")).expect("truncate");
+    file.write_all(b"pub fn rewritten_in_place() {}\n")
+        .expect("write");
+    drop(file);
+    eventually("truncate-and-write", || defined(root, "rewritten_in_place"));
+
+    // A new directory, then a directory move.
+    std::fs::create_dir_all(src.join("extra/deeper")).expect("mkdir");
+    std::fs::write(src.join("extra/deeper/new.rs"), "pub fn in_new_dir() {}\n").expect("add");
+    eventually("new directory", || defined(root, "in_new_dir"));
+    std::fs::rename(src.join("extra"), src.join("moved")).expect("move dir");
+    eventually("directory move", || {
+        Index::open(root).is_ok_and(|index| {
+            index
+                .find(&FindQuery::exact("in_new_dir"))
+                .iter()
+                .any(|hit| hit.path == "src/moved/deeper/new.rs")
+        })
+    });
+
+    // Delete, and ignore through .gitignore.
+    std::fs::remove_file(src.join("moved/deeper/new.rs")).expect("delete");
+    eventually("delete", || !defined(root, "in_new_dir"));
+    std::fs::write(root.join(".gitignore"), "src/session.rs\n").expect("ignore");
+    eventually(".gitignore edit", || !defined(root, "rewritten_in_place"));
+    converges(root, "after the edits");
+
+    let status = watcher.interrupt();
+    assert!(status.success(), "watch exited with {status}");
+    assert_eq!(current_dump(root), fresh_dump(root));
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let output = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output()
+        .expect("git runs (CI installs it)");
+    assert!(output.status.success(), "git {args:?}: {}", stderr(&output));
+}
+
+#[test]
+fn watch_converges_after_a_checkout_of_a_thousand_files() {
+    let repo = fixture("rust-basic");
+    let root = repo.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "base"]);
+    git(root, &["checkout", "-qb", "storm"]);
+    for i in 0..1000 {
+        let dir = root.join(format!("src/gen/d{}", i / 100));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(
+            dir.join(format!("m{i}.rs")),
+            format!("pub fn storm_{i}() {{ crate::config::load_config(); }}\n"),
+        )
+        .expect("write");
+    }
+    let config = root.join("src/config.rs");
+    let text = std::fs::read_to_string(&config).expect("read");
+    std::fs::write(&config, format!("{text}\npub fn on_storm_branch() {{}}\n")).expect("edit");
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-qm", "storm"]);
+    git(root, &["checkout", "-q", "main"]);
+
+    let watcher = Watcher::start(root);
+    git(root, &["checkout", "-q", "storm"]);
+    eventually("checkout of 1,000 added files", || {
+        defined(root, "storm_999") && defined(root, "storm_0") && defined(root, "on_storm_branch")
+    });
+    converges(root, "after checking out the storm branch");
+    git(root, &["checkout", "-q", "main"]);
+    eventually("checkout back", || !defined(root, "storm_500"));
+    converges(root, "after checking out main again");
+    let status = watcher.interrupt();
+    assert!(status.success(), "watch exited with {status}");
+}

@@ -1,0 +1,211 @@
+//! `mcursor watch`: keep an index current while files change.
+//!
+//! File-system events (notify, through its full debouncer) are only triggers: every
+//! update is an incremental [`build_index`], which walks the tree and compares it with the
+//! index. So an event the watcher merged, reordered or lost cannot leave the index wrong;
+//! a queue overflow, a watcher error or a rescan flag simply trigger the same update.
+//! Editor save patterns, renames, directory moves, new directories, `.gitignore` edits and
+//! branch switches all come out as "walk and compare". Events inside `.mcursor/` (our own
+//! writes) and `.git/` are ignored; a branch switch shows up through the working files it
+//! rewrites. When the OS refuses more watches, the loop says so and what to do, and falls
+//! back to rescanning on an interval.
+
+use std::path::Path;
+use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::time::Duration;
+
+use notify_debouncer_full::notify::{self, RecursiveMode};
+use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
+
+use crate::build::{BuildOptions, BuildSummary, build_index};
+use crate::error::Result;
+use crate::walk::INDEX_DIR;
+
+/// How `watch` runs.
+#[derive(Debug, Clone)]
+pub struct WatchOptions {
+    pub build: BuildOptions,
+    /// Quiet time after the last event of a burst before updating.
+    pub debounce: Duration,
+    /// Rescan interval when the OS cannot watch the tree.
+    pub poll_interval: Duration,
+}
+
+impl Default for WatchOptions {
+    fn default() -> Self {
+        Self {
+            build: BuildOptions::default(),
+            debounce: Duration::from_millis(50),
+            poll_interval: Duration::from_secs(2),
+        }
+    }
+}
+
+/// What the watch loop reports.
+#[derive(Debug)]
+pub enum WatchEvent {
+    /// The first update is done and the tree is being watched.
+    Ready(BuildSummary),
+    /// Files changed and the index was updated (never sent for an unchanged tree).
+    Updated(BuildSummary),
+    /// The watcher lost track (queue overflow, error); the tree is rescanned.
+    Rescan(String),
+    /// The OS will not watch the whole tree: why, what to do, and that the loop now
+    /// rescans every `poll_interval` instead.
+    Polling(String),
+    /// An update failed; the index is still the previous generation. Watching goes on.
+    Failed(String),
+}
+
+/// Updates the index of `root` now and after every change until `stop` returns true
+/// (checked at least every 200 ms, and never in the middle of an update).
+pub fn watch(
+    root: &Path,
+    options: &WatchOptions,
+    stop: &dyn Fn() -> bool,
+    report: &mut dyn FnMut(WatchEvent),
+) -> Result<()> {
+    let root = crate::build::check_root(root)?;
+    let update = |report: &mut dyn FnMut(WatchEvent), first: bool| match build_index(
+        &root,
+        &options.build,
+        &|_| {},
+    ) {
+        Ok(summary) if first => report(WatchEvent::Ready(summary)),
+        Ok(summary) if !summary.unchanged => report(WatchEvent::Updated(summary)),
+        Ok(_) => {}
+        Err(e) => report(WatchEvent::Failed(e.to_string())),
+    };
+    let (tx, rx) = channel::<DebounceEventResult>();
+    // Watch before the first update, so nothing changed during it goes unnoticed.
+    let watcher = new_debouncer(options.debounce, None, tx).and_then(|mut debouncer| {
+        debouncer.watch(&root, RecursiveMode::Recursive)?;
+        Ok(debouncer)
+    });
+    let polling = match watcher {
+        Ok(debouncer) => Some(debouncer),
+        Err(e) => {
+            report(WatchEvent::Polling(limit_advice(&e, options.poll_interval)));
+            None
+        }
+    };
+    update(report, true);
+    let Some(debouncer) = polling else {
+        let mut waited = Duration::ZERO;
+        while !stop() {
+            std::thread::sleep(Duration::from_millis(100));
+            waited += Duration::from_millis(100);
+            if waited >= options.poll_interval {
+                waited = Duration::ZERO;
+                update(report, false);
+            }
+        }
+        return Ok(());
+    };
+    let index_dir = root.join(INDEX_DIR);
+    let git_dir = root.join(".git");
+    while !stop() {
+        let first = match rx.recv_timeout(Duration::from_millis(200)) {
+            Ok(result) => result,
+            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        // Everything already queued belongs to the same update.
+        let mut pending = vec![first];
+        pending.extend(rx.try_iter());
+        let mut relevant = false;
+        for result in pending {
+            match result {
+                Ok(events) => {
+                    if let Some(why) = events.iter().find_map(rescan_reason) {
+                        report(WatchEvent::Rescan(why));
+                        relevant = true;
+                    }
+                    relevant |= events.iter().any(|e| touches_tree(e, &index_dir, &git_dir));
+                }
+                Err(errors) => {
+                    let why: Vec<String> = errors.iter().map(ToString::to_string).collect();
+                    report(WatchEvent::Rescan(why.join("; ")));
+                    relevant = true;
+                }
+            }
+        }
+        if relevant {
+            update(report, false);
+        }
+    }
+    debouncer.stop();
+    Ok(())
+}
+
+/// Why an event asks for a rescan (the kernel's queue overflowed), if it does.
+fn rescan_reason(event: &DebouncedEvent) -> Option<String> {
+    event
+        .need_rescan()
+        .then(|| "the file watcher's event queue overflowed".to_owned())
+}
+
+/// Whether an event may change what the index holds: anything but our own writes in
+/// `.mcursor/` and git's bookkeeping in `.git/`.
+fn touches_tree(event: &DebouncedEvent, index_dir: &Path, git_dir: &Path) -> bool {
+    event.need_rescan()
+        || event
+            .paths
+            .iter()
+            .any(|p| !(p.starts_with(index_dir) || p.starts_with(git_dir)))
+}
+
+/// The message for a watcher that could not start, with the fix for the usual cause.
+fn limit_advice(error: &notify::Error, poll: Duration) -> String {
+    let fallback = format!("rescanning every {} s instead", poll.as_secs_f64());
+    match error.kind {
+        notify::ErrorKind::MaxFilesWatch => {
+            let limit = std::fs::read_to_string("/proc/sys/fs/inotify/max_user_watches")
+                .map(|s| format!(" (fs.inotify.max_user_watches = {})", s.trim()))
+                .unwrap_or_default();
+            format!(
+                "the OS limit on watched directories is reached{limit}; raise it with `sudo sysctl fs.inotify.max_user_watches=524288` (or add .mcursorignore entries for large directories); {fallback}"
+            )
+        }
+        _ => format!("cannot watch the tree ({error}); {fallback}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use notify_debouncer_full::notify::event::{CreateKind, Event, EventKind, Flag};
+    use std::path::PathBuf;
+    use std::time::Instant;
+
+    fn event(path: &str) -> DebouncedEvent {
+        DebouncedEvent::new(
+            Event::new(EventKind::Create(CreateKind::File)).add_path(PathBuf::from(path)),
+            Instant::now(),
+        )
+    }
+
+    #[test]
+    fn own_writes_and_git_internals_are_not_changes_but_overflows_are() {
+        let (index, git) = (Path::new("/r/.mcursor"), Path::new("/r/.git"));
+        assert!(!touches_tree(&event("/r/.mcursor/graph-1.bin"), index, git));
+        assert!(!touches_tree(&event("/r/.git/index"), index, git));
+        assert!(touches_tree(&event("/r/src/a.rs"), index, git));
+        assert!(touches_tree(&event("/r/.gitignore"), index, git));
+        let mut overflow = event("/r/.mcursor/lock");
+        overflow.event = overflow.event.clone().set_flag(Flag::Rescan);
+        assert!(touches_tree(&overflow, index, git));
+        assert!(rescan_reason(&overflow).is_some());
+        assert!(rescan_reason(&event("/r/src/a.rs")).is_none());
+    }
+
+    #[test]
+    fn the_watch_limit_message_says_what_to_do() {
+        let message = limit_advice(
+            &notify::Error::new(notify::ErrorKind::MaxFilesWatch),
+            Duration::from_secs(2),
+        );
+        assert!(message.contains("max_user_watches"), "{message}");
+        assert!(message.contains("rescanning every 2 s"), "{message}");
+    }
+}
