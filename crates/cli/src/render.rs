@@ -380,17 +380,24 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
             paint(
                 WARN,
                 format!(
-                    "stale: {} modified, {} added, {} deleted since the index was built; run `mcursor index`",
+                    "stale: {} modified, {} added, {} deleted, {} renamed since the index was built; run `mcursor index` (or keep `mcursor watch` running)",
                     s.modified.len(),
                     s.added.len(),
-                    s.deleted.len()
+                    s.deleted.len(),
+                    s.renamed.len()
                 )
             )
         )?;
+        let renamed: Vec<String> = s
+            .renamed
+            .iter()
+            .map(|r| format!("{} (from {})", r.path, r.from.as_deref().unwrap_or("?")))
+            .collect();
         for (label, paths) in [
             ("modified", &s.modified),
             ("added", &s.added),
             ("deleted", &s.deleted),
+            ("renamed", &renamed),
         ] {
             for p in paths.iter().take(20) {
                 writeln!(out.stream, "  {label:<8} {}", paint(PATH, p))?;

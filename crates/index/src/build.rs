@@ -228,10 +228,6 @@ pub fn build_index(
     } else {
         HashMap::new()
     };
-    let mut binary = Vec::new();
-
-    // Sort the walked files: same size and time as indexed (kept), known binary (skipped
-    // unread), or to be read and hashed (changed, added, or only touched).
     let previous_files: HashMap<&str, FileInfo<'_>> = match &previous {
         Some(index) => (0..index.store().file_count())
             .filter_map(|i| index.store().file(i))
@@ -239,51 +235,17 @@ pub fn build_index(
             .collect(),
         None => HashMap::new(),
     };
-    let mut kept: Vec<(&walk::WalkedFile, &FileInfo<'_>)> = Vec::new();
-    let mut to_read: Vec<&walk::WalkedFile> = Vec::new();
-    for file in &walked {
-        match previous_files.get(file.path.as_str()) {
-            Some(info) if info.size == file.size && info.mtime_ns == file.mtime_ns => {
-                kept.push((file, info));
-            }
-            Some(_) => to_read.push(file),
-            None => match known_binary.get(&file.path) {
-                Some(b) if b.size == file.size && b.mtime_ns == file.mtime_ns => {
-                    binary.push(b.clone());
-                    skipped.push(Skipped {
-                        path: file.path.clone(),
-                        reason: SkipReason::Binary,
-                    });
-                }
-                _ => to_read.push(file),
-            },
-        }
-    }
-
     let incremental = previous.is_some();
-    // Without a previous generation every file is new: read and parse each in one pass
-    // (holding every file's text at once would cost the size of the repository).
-    let read: Vec<std::result::Result<ReadFile, Skipped>> = if incremental {
-        pool.install(|| to_read.par_iter().map(|f| read_file(f)).collect())
-    } else {
-        Vec::new()
-    };
-    let mut changed: Vec<ReadFile> = Vec::new();
-    for outcome in read {
-        match outcome {
-            Ok(file) => match previous_files.get(file.walked.path.as_str()) {
-                // Touched, not changed: keep what the index has.
-                Some(info) if info.hash == file.hash => kept.push((file.walked, info)),
-                _ => changed.push(file),
-            },
-            Err(skip) => {
-                note_binary(&skip, &walked, &mut binary);
-                skipped.push(skip);
-            }
-        }
-    }
-    kept.sort_by(|a, b| a.0.path.cmp(&b.0.path));
-    let changes = describe_changes(&previous_files, &kept, &changed);
+    let diff = compare_tree(&previous_files, &walked, &known_binary, incremental, &pool);
+    let TreeDiff {
+        kept,
+        to_read,
+        changed,
+        mut binary,
+        skipped: found_skips,
+        changes,
+    } = diff;
+    skipped.extend(found_skips);
     if let Some(index) = &previous
         && changes.is_empty()
     {
@@ -519,6 +481,112 @@ pub fn build_index(
     })
 }
 
+/// The walked tree set against the files of a generation.
+struct TreeDiff<'w, 's> {
+    /// Same content as indexed (same size and time, or touched with the same hash).
+    kept: Vec<(&'w walk::WalkedFile, FileInfo<'s>)>,
+    /// Files to read (all of them unread when `read` was false).
+    to_read: Vec<&'w walk::WalkedFile>,
+    /// Changed or new files, read and hashed.
+    changed: Vec<ReadFile<'w>>,
+    binary: Vec<cache::BinaryFile>,
+    /// Files found binary or unreadable.
+    skipped: Vec<Skipped>,
+    changes: ChangeSet,
+}
+
+/// Compares the walked files with a generation's: same size and time means unchanged;
+/// otherwise the file is read (when `read` is set) and its content hash decides. Files
+/// the last build found binary are skipped unread while their size and time stay.
+fn compare_tree<'w, 's>(
+    previous: &HashMap<&'s str, FileInfo<'s>>,
+    walked: &'w [walk::WalkedFile],
+    known_binary: &HashMap<String, cache::BinaryFile>,
+    read: bool,
+    pool: &rayon::ThreadPool,
+) -> TreeDiff<'w, 's> {
+    let mut kept = Vec::new();
+    let mut to_read = Vec::new();
+    let mut binary = Vec::new();
+    let mut skipped = Vec::new();
+    for file in walked {
+        match previous.get(file.path.as_str()) {
+            Some(info) if info.size == file.size && info.mtime_ns == file.mtime_ns => {
+                kept.push((file, info.clone()));
+            }
+            Some(_) => to_read.push(file),
+            None => match known_binary.get(&file.path) {
+                Some(b) if b.size == file.size && b.mtime_ns == file.mtime_ns => {
+                    binary.push(b.clone());
+                    skipped.push(Skipped {
+                        path: file.path.clone(),
+                        reason: SkipReason::Binary,
+                    });
+                }
+                _ => to_read.push(file),
+            },
+        }
+    }
+    let mut changed = Vec::new();
+    if read {
+        let outcomes: Vec<std::result::Result<ReadFile<'w>, Skipped>> =
+            pool.install(|| to_read.par_iter().map(|f| read_file(f)).collect());
+        for outcome in outcomes {
+            match outcome {
+                Ok(file) => match previous.get(file.walked.path.as_str()) {
+                    // Touched, not changed: keep what the index has.
+                    Some(info) if info.hash == file.hash => kept.push((file.walked, info.clone())),
+                    _ => changed.push(file),
+                },
+                Err(skip) => {
+                    note_binary(&skip, walked, &mut binary);
+                    skipped.push(skip);
+                }
+            }
+        }
+        to_read.clear();
+    }
+    kept.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    let changes = describe_changes(previous, &kept, &changed);
+    TreeDiff {
+        kept,
+        to_read,
+        changed,
+        binary,
+        skipped,
+        changes,
+    }
+}
+
+/// What changed in the tree of `index` since it was built, hashing only files whose size
+/// or time differ (for `mcursor status`).
+pub(crate) fn changes_since(index: &crate::Index) -> Vec<ChangedFile> {
+    let store = index.store();
+    let meta = store.meta();
+    let max_file_size = meta
+        .get("max_file_size")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(1024 * 1024);
+    let (walked, _) = walk::walk(
+        index.root(),
+        &WalkOptions {
+            max_file_size,
+            threads: 2,
+        },
+    );
+    let previous: HashMap<&str, FileInfo<'_>> = (0..store.file_count())
+        .filter_map(|i| store.file(i))
+        .map(|f| (f.path, f))
+        .collect();
+    let known_binary = cache::load_binary(&index.dir);
+    let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(2).build() else {
+        return Vec::new();
+    };
+    compare_tree(&previous, &walked, &known_binary, true, &pool)
+        .changes
+        .all
+}
+
 /// A changed or new file, read and hashed.
 struct ReadFile<'a> {
     walked: &'a walk::WalkedFile,
@@ -598,7 +666,7 @@ fn previous_index(root: &Path, options: &BuildOptions) -> Option<crate::Index> {
 /// rename.
 fn describe_changes(
     previous: &HashMap<&str, FileInfo<'_>>,
-    kept: &[(&walk::WalkedFile, &FileInfo<'_>)],
+    kept: &[(&walk::WalkedFile, FileInfo<'_>)],
     changed: &[ReadFile<'_>],
 ) -> ChangeSet {
     let present: HashSet<&str> = kept

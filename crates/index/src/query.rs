@@ -15,10 +15,11 @@ use serde::Serialize;
 use tantivy::collector::TopDocs;
 use tantivy::schema::Value as _;
 
+use crate::build::{Change, ChangedFile};
 use crate::error::{IndexError, IoContext, Result};
 use crate::graph::{CallNode, CallSite, Direction, explore};
 use crate::store::{Confidence, FileInfo, RefInfo, RefShape, Store, SymbolInfo};
-use crate::walk::{self, INDEX_DIR, WalkOptions};
+use crate::walk::INDEX_DIR;
 use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, generation_from_payload, text};
 
 /// Longest line text returned with a hit, in characters.
@@ -180,6 +181,8 @@ pub struct Status {
     pub modified: Vec<String>,
     pub added: Vec<String>,
     pub deleted: Vec<String>,
+    /// Files moved with their content unchanged (`from` is the indexed path).
+    pub renamed: Vec<ChangedFile>,
 }
 
 /// An opened index generation. Cheap to open; safe to share between threads.
@@ -811,42 +814,24 @@ impl Index {
                 indexed.insert(f.path, f);
             }
         }
-        let max_file_size = meta
-            .get("max_file_size")
-            .and_then(|v| v.as_u64())
-            .unwrap_or(1024 * 1024);
-        let (walked, _) = walk::walk(
-            &self.root,
-            &WalkOptions {
-                max_file_size,
-                threads: 2,
-            },
+        let changes = crate::build::changes_since(self);
+        let of_kind = |kind: Change| -> Vec<String> {
+            changes
+                .iter()
+                .filter(|c| c.change == kind)
+                .map(|c| c.path.clone())
+                .collect()
+        };
+        let (modified, added, deleted) = (
+            of_kind(Change::Modified),
+            of_kind(Change::Added),
+            of_kind(Change::Deleted),
         );
-        let mut modified = Vec::new();
-        let mut added = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        for w in &walked {
-            match indexed.get(w.path.as_str()) {
-                Some(f) => {
-                    seen.insert(f.path);
-                    if f.size != w.size || f.mtime_ns != w.mtime_ns {
-                        modified.push(w.path.clone());
-                    }
-                }
-                None => {
-                    // Binary files are walked but never indexed; only count text ones.
-                    if walked_is_text(&w.absolute) {
-                        added.push(w.path.clone());
-                    }
-                }
-            }
-        }
-        let mut deleted: Vec<String> = indexed
-            .keys()
-            .filter(|p| !seen.contains(*p))
-            .map(|p| p.to_string())
+        let renamed: Vec<ChangedFile> = changes
+            .iter()
+            .filter(|c| c.change == Change::Renamed)
+            .cloned()
             .collect();
-        deleted.sort();
         Status {
             root: self.root.clone(),
             generation: self.generation(),
@@ -863,24 +848,12 @@ impl Index {
                 .get("source_bytes")
                 .and_then(|v| v.as_u64())
                 .unwrap_or(0),
-            current: modified.is_empty() && added.is_empty() && deleted.is_empty(),
+            current: changes.is_empty(),
             modified,
             added,
             deleted,
+            renamed,
         }
-    }
-}
-
-fn walked_is_text(path: &Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 8192];
-    match std::fs::File::open(path).and_then(|mut f| f.read(&mut head)) {
-        Ok(n) => {
-            !head[..n].contains(&0)
-                || head.starts_with(&[0xFF, 0xFE])
-                || head.starts_with(&[0xFE, 0xFF])
-        }
-        Err(_) => false,
     }
 }
 
