@@ -108,6 +108,21 @@ fn extension(path: &Path) -> String {
         .to_owned()
 }
 
+/// An edit that keeps the file's interface (the patch path): a comment line anywhere,
+/// shifting what follows, or a digit changed.
+fn body_edit(rng: &mut SplitMix64, file: &Path, step: usize) -> String {
+    let text = std::fs::read_to_string(file).unwrap_or_default();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let at = rng.below(lines.len() + 1);
+    if rng.below(2) == 0 {
+        lines.insert(at, format!("// note {step}"));
+    } else if let Some(line) = lines.get_mut(at.saturating_sub(1)) {
+        *line = line.replace('1', "2");
+    }
+    std::fs::write(file, lines.join("\n") + "\n").expect("edit");
+    format!("body edit of {}", file.display())
+}
+
 /// One random change to the tree; returns what it did, for failure messages.
 fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
     let files = source_files(root);
@@ -124,7 +139,8 @@ fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
         .unwrap_or(&file)
         .display()
         .to_string();
-    match rng.below(11) {
+    match rng.below(15) {
+        11..=13 => body_edit(rng, &file, step),
         0 | 1 => {
             let mut text = std::fs::read_to_string(&file).unwrap_or_default();
             text.push_str(&snippet(rng, &ext, &names));
@@ -227,7 +243,7 @@ fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
 fn incremental_updates_equal_fresh_indexes() {
     let sequences = 24;
     let steps = 6;
-    let mut compared = 0;
+    let (mut compared, mut patched) = (0, 0);
     for seed in 0..sequences {
         let repo = mixed_repo();
         let root = repo.path();
@@ -235,11 +251,21 @@ fn incremental_updates_equal_fresh_indexes() {
         let mut rng = SplitMix64::new(seed);
         let mut history = Vec::new();
         for step in 0..steps {
+            // Half the steps only edit bodies (a patch, mostly), half change anything.
+            let body_only = rng.below(2) == 0;
             for _ in 0..1 + rng.below(3) {
-                history.push(mutate(&mut rng, root, step));
+                if body_only {
+                    let files = source_files(root);
+                    if let Some(file) = files.get(rng.below(files.len().max(1))) {
+                        history.push(body_edit(&mut rng, file, step));
+                    }
+                } else {
+                    history.push(mutate(&mut rng, root, step));
+                }
             }
             let summary = build_index(root, &options(false), &|_| {}).expect("update");
             assert!(summary.incremental, "seed {seed}: update was a rebuild");
+            patched += usize::from(summary.patched);
             let updated = Index::open(root).expect("open").dump().expect("dump");
             let fresh = fresh_dump(root);
             if updated != fresh {
@@ -253,6 +279,12 @@ fn incremental_updates_equal_fresh_indexes() {
         }
     }
     assert_eq!(compared, sequences * steps as u64);
+    eprintln!("{compared} updates compared with fresh indexes, {patched} of them patches");
+    // Both update paths were exercised.
+    assert!(
+        patched > 10 && patched < compared as usize,
+        "{patched}/{compared}"
+    );
 }
 
 fn diff_lines(updated: &str, fresh: &str) -> Vec<String> {
@@ -338,11 +370,16 @@ fn killed_updates_leave_an_index_that_opens_and_then_equals_a_fresh_one() {
     let mut rng = SplitMix64::new(99);
 
     // How long an uninterrupted update of this kind takes, to spread the kills over it.
+    // Odd runs add functions (a full resolution), even runs only add comments (a patch).
     let change = |rng: &mut SplitMix64, i: usize| {
         for _ in 0..5 {
             let file = &files[rng.below(files.len())];
             let mut text = std::fs::read_to_string(file).unwrap_or_default();
-            text.push_str(&format!("\npub fn killed_{i}_{}() {{}}\n", rng.below(1000)));
+            if i % 2 == 1 {
+                text.push_str(&format!("\npub fn killed_{i}_{}() {{}}\n", rng.below(1000)));
+            } else {
+                text.insert_str(0, &format!("// run {i}\n"));
+            }
             std::fs::write(file, text).expect("edit");
         }
     };
@@ -352,7 +389,7 @@ fn killed_updates_leave_an_index_that_opens_and_then_equals_a_fresh_one() {
     assert!(output.status.success(), "{}", stderr(&output));
     let span = started.elapsed().as_millis().max(20) as u64;
 
-    let runs = 20;
+    let runs = 40;
     let (mut opened, mut equal) = (0, 0);
     for i in 1..=runs {
         change(&mut rng, i);

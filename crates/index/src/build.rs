@@ -23,8 +23,10 @@ use serde::Serialize;
 use crate::cache;
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
-use crate::resolve::{CompactFacts, ParsedFile, cargo_package_name, resolve};
-use crate::store::{self, FileInfo, FileRow};
+use crate::resolve::{
+    CompactFacts, FileMemo, ParsedFile, cargo_package_name, resolve, rows_from_memo,
+};
+use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
 use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
 
@@ -96,6 +98,9 @@ pub struct BuildSummary {
     pub unchanged: bool,
     /// The previous generation was updated (only changed files parsed), not rebuilt.
     pub incremental: bool,
+    /// The update was written as a patch over the previous store: every edit kept its
+    /// file's interface, so no name resolution across files was needed.
+    pub patched: bool,
     /// What changed since the previous generation (empty for a full build).
     pub changes: Changes,
 }
@@ -252,7 +257,7 @@ pub fn build_index(
         if binary.len() != known_binary.len() {
             cache::write_binary(&dir, &binary)?;
         }
-        return Ok(unchanged_summary(index, &root, started, skipped));
+        return Ok(store_summary(index.store(), &root, started, skipped, None));
     }
 
     let text_dir = dir.join(TEXT_DIR);
@@ -272,6 +277,9 @@ pub fn build_index(
         indexing_threads,
         64 * 1024 * 1024 * indexing_threads,
     )?;
+    // A writer killed before its commit can leave files the next commit would write
+    // again under the same names (deletes of a segment at the same opstamp): collect them.
+    writer.garbage_collect_files().wait()?;
     if !incremental {
         writer.delete_all_documents()?;
     }
@@ -281,6 +289,48 @@ pub fn build_index(
             (Change::Renamed, Some(from)) => text::delete_file(&writer, fields, from),
             _ => text::delete_file(&writer, fields, &change.path),
         }
+    }
+
+    let patch = match &previous {
+        Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
+        None => None,
+    };
+    if let (Some(patch), Some(index)) = (patch, &previous) {
+        for file in &changed {
+            let lang = Lang::from_path(Path::new(&file.walked.path));
+            let lang = lang.map(Lang::as_str).unwrap_or("text");
+            text::add_file(
+                &writer,
+                fields,
+                &file.walked.path,
+                lang,
+                &file.content,
+                file.hash,
+            )?;
+        }
+        let mut prepared = writer.prepare_commit()?;
+        let generation = previous_generation + 1;
+        let base = index.store().base_generation();
+        let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
+        let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
+            patch.entries.iter().map(|(f, m)| (f, Some(m))).collect();
+        cache::write_patch(&dir, &entries)?;
+        cache::write_binary(&dir, &binary)?;
+        prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
+        prepared.commit()?;
+        writer.wait_merging_threads()?;
+        drop(previous);
+        remove_old_generations(&dir, &[generation, base]);
+        trace(&started, "patch committed");
+        let written = store::Store::open(&path)?;
+        skipped.sort();
+        return Ok(store_summary(
+            &written,
+            &root,
+            started,
+            skipped,
+            Some(&changes),
+        ));
     }
 
     // Facts of kept files come from the cache; a file it lacks is parsed again.
@@ -435,23 +485,23 @@ pub fn build_index(
     // below), so its indexing buffers are freed before resolution needs the memory.
     let mut prepared = writer.prepare_commit()?;
     trace(&started, "text segments written");
-    let data = pool.install(|| resolve(&parsed_files, meta));
+    let (data, memos) = pool.install(|| resolve(&parsed_files, meta));
     trace(&started, "resolved");
     let generation = previous_generation + 1;
     store::write(&dir, &data, generation)?;
     let (symbols, references) = (data.symbols.len(), data.refs.len());
     drop(data);
     trace(&started, "graph written");
-    pool.install(|| cache::write(&dir, &parsed_files))?;
+    pool.install(|| cache::write(&dir, &parsed_files, &memos))?;
     cache::write_binary(&dir, &binary)?;
     // Freeing a million small allocations takes a while; let it overlap the commit.
-    std::thread::spawn(move || drop(parsed_files));
+    std::thread::spawn(move || drop((parsed_files, memos)));
     trace(&started, "cache written");
     prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
     prepared.commit()?;
     writer.wait_merging_threads()?;
     drop(previous);
-    remove_old_generations(&dir, generation);
+    remove_old_generations(&dir, &[generation]);
     trace(&started, "committed");
 
     Ok(BuildSummary {
@@ -477,6 +527,7 @@ pub fn build_index(
         duration_ms: started.elapsed().as_millis() as u64,
         unchanged: false,
         incremental,
+        patched: false,
         changes: changes.summary(),
     })
 }
@@ -747,14 +798,15 @@ impl ChangeSet {
     }
 }
 
-/// The summary of a build that found nothing to change.
-fn unchanged_summary(
-    index: &crate::Index,
+/// The summary of a build whose result is `store`: an unchanged tree (the previous
+/// generation) or a patch, counted from the store itself.
+fn store_summary(
+    store: &store::Store,
     root: &Path,
     started: Instant,
     skipped: Vec<Skipped>,
+    changes: Option<&ChangeSet>,
 ) -> BuildSummary {
-    let store = index.store();
     let meta = store.meta();
     let counts = |key: &str| -> BTreeMap<String, usize> {
         meta.get(key)
@@ -783,13 +835,188 @@ fn unchanged_summary(
             .map(|f| f.path.to_owned())
             .collect(),
         source_bytes: files.iter().map(|f| f.size).sum(),
-        index_bytes: dir_size(&index.dir),
-        generation: index.generation(),
+        index_bytes: dir_size(&root.join(INDEX_DIR)),
+        generation: store.generation(),
         duration_ms: started.elapsed().as_millis() as u64,
-        unchanged: true,
+        unchanged: changes.is_none(),
         incremental: true,
-        changes: Changes::default(),
+        patched: changes.is_some(),
+        changes: changes.map(ChangeSet::summary).unwrap_or_default(),
     }
+}
+
+/// A patch ready to commit: new records of the files it replaces (this update's edits and
+/// the files earlier patches of the same base replaced), and their cache entries.
+struct Patch {
+    data: store::StoreData,
+    ids: Vec<u32>,
+    entries: Vec<(ParsedFile, FileMemo)>,
+}
+
+/// Prepares this update as a patch over the previous generation's store, when it can be
+/// one: every change is an edit (nothing added, deleted or renamed), each edited file keeps
+/// its interface (so no other file's references can change and symbol ids stay), and each
+/// of its uses has a key its memo resolved before. `None` sends the build down the full
+/// resolution.
+fn prepare_patch(
+    index: &crate::Index,
+    changes: &ChangeSet,
+    changed: &[ReadFile<'_>],
+    config: &ParseConfig,
+    pool: &rayon::ThreadPool,
+) -> Option<Patch> {
+    if changes.all.iter().any(|c| c.change != Change::Modified) {
+        return None;
+    }
+    let store = index.store();
+    let earlier = store.patched_files();
+    let mut paths: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
+    for &id in &earlier {
+        paths.insert(store.file(id)?.path);
+    }
+    let cached = cache::load_some(&index.dir, &paths);
+    let name_id = |name: &str| store.name_id(name);
+    let target_name = |sid: u32| Some(store.symbol_name(sid)).filter(|&n| n != store::NONE);
+    let prefix_of = |sid: u32| {
+        let s = store.symbol(sid)?;
+        Some(
+            s.qualified_name
+                .strip_suffix(s.name)
+                .unwrap_or(&s.qualified_name)
+                .to_owned(),
+        )
+    };
+    type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow>, Vec<RefRow>);
+    let rebuilt: Option<Vec<Rebuilt>> = pool.install(|| {
+        changed
+            .par_iter()
+            .map(|file| {
+                let fid = store.file_id(&file.walked.path)?;
+                let info = store.file(fid)?;
+                let old = cached
+                    .get(&file.walked.path)
+                    .filter(|e| e.hash == info.hash)?;
+                let memo = old.memo.as_ref()?;
+                let lang = Lang::from_path(Path::new(&file.walked.path));
+                let facts = lang.map(|l| parse_source(l, file.content.as_bytes(), config));
+                let mut parsed = parsed_file(file.row(lang), facts, &file.content);
+                if lang != info.lang || parsed.cargo_package != old.cargo_package {
+                    return None;
+                }
+                let start = info.symbols.start;
+                let (symbols, refs) = match (&parsed.facts, &old.facts) {
+                    (None, None) => (Vec::new(), Vec::new()),
+                    (Some(new), Some(previous)) if new.interface_eq(previous) => (
+                        new.symbol_rows(fid, start, &name_id, &prefix_of)?,
+                        rows_from_memo(new, memo, fid, start, &target_name, &name_id)?,
+                    ),
+                    _ => return None,
+                };
+                if symbols.len() != info.symbols.len() {
+                    return None;
+                }
+                parsed.row.symbols = (info.symbols.start, info.symbols.end);
+                Some((parsed, memo.clone(), symbols, refs))
+            })
+            .collect()
+    });
+    let mut rebuilt = rebuilt?;
+    // Files earlier patches replaced keep their records (from the store) and entries.
+    let now: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
+    let mut cached = cached;
+    for id in earlier {
+        let info = store.file(id)?;
+        if now.contains(info.path) {
+            continue;
+        }
+        let entry = cached.remove(info.path).filter(|e| e.hash == info.hash)?;
+        let memo = entry.memo.clone()?;
+        let row = FileRow {
+            path: info.path.to_owned(),
+            lang: info.lang,
+            size: info.size,
+            mtime_ns: info.mtime_ns,
+            hash: info.hash,
+            syntax_errors: info.syntax_errors,
+            timed_out: info.timed_out,
+            symbols: (info.symbols.start, info.symbols.end),
+        };
+        let symbols = info
+            .symbols
+            .clone()
+            .map(|sid| {
+                let s = store.symbol(sid)?;
+                Some(SymbolRow {
+                    name: store.symbol_name(sid),
+                    file: id,
+                    parent: s.parent.unwrap_or(store::NONE),
+                    line: s.line,
+                    column: s.column,
+                    end_line: s.end_line,
+                    end_column: s.end_column,
+                    kind: s.kind,
+                    qualified: prefix_of(sid)?,
+                    signature: s.signature.to_owned(),
+                    doc: s.doc.to_owned(),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let refs = store
+            .refs_in_file(id)
+            .map(|r| RefRow {
+                name: r.name,
+                file: r.file,
+                line: r.line,
+                column: r.column,
+                target: r.target.unwrap_or(store::NONE),
+                enclosing: r.enclosing.unwrap_or(store::NONE),
+                kind: r.kind,
+                confidence: r.confidence,
+                shape: r.shape,
+            })
+            .collect();
+        rebuilt.push((entry.into_parsed(row), memo, symbols, refs));
+    }
+    rebuilt.sort_by(|a, b| a.0.row.path.cmp(&b.0.row.path));
+    let mut ids = Vec::with_capacity(rebuilt.len());
+    let mut files = Vec::with_capacity(rebuilt.len());
+    let mut symbols = Vec::new();
+    let mut refs = Vec::new();
+    let mut entries = Vec::with_capacity(rebuilt.len());
+    for (parsed, memo, file_symbols, file_refs) in rebuilt {
+        ids.push(store.file_id(&parsed.row.path)?);
+        files.push(parsed.row.clone());
+        symbols.extend(file_symbols);
+        refs.extend(file_refs);
+        entries.push((parsed, memo));
+    }
+    refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
+    refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
+    let mut meta = store.meta();
+    if let Some(object) = meta.as_object_mut() {
+        object.remove("patch_of");
+        object.remove("patched_files");
+        object.remove("generation");
+        object.insert("built_unix_ms".into(), unix_ms().into());
+    }
+    Some(Patch {
+        data: store::StoreData {
+            names: Vec::new(),
+            files,
+            symbols,
+            refs,
+            meta,
+        },
+        ids,
+        entries,
+    })
+}
+
+fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
 }
 
 /// What [`parse_only`] measured.
@@ -915,7 +1142,9 @@ fn prepare_format(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-fn remove_old_generations(dir: &Path, current: u64) {
+/// Removes graph files of generations not in `keep` (the current one and, for a patch,
+/// its base) and leftovers of interrupted writes.
+fn remove_old_generations(dir: &Path, keep: &[u64]) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -924,7 +1153,7 @@ fn remove_old_generations(dir: &Path, current: u64) {
         let name = name.to_string_lossy();
         // Readers that mapped an older file keep their mapping; a reader that read the
         // generation just before it changed retries (see `Index::open_root`).
-        let keep = name == store::graph_file_name(current);
+        let keep = keep.iter().any(|&g| name == store::graph_file_name(g));
         let stale_graph = name.starts_with("graph-") && name.ends_with(".bin") && !keep;
         let stale_temp = name.starts_with(".graph-") || name.starts_with(".tmp");
         if stale_graph || stale_temp {

@@ -11,7 +11,7 @@
 //! bytes), the entry count (u64), then each entry as a u32 length, an xxh3 checksum (u64)
 //! and its postcard bytes, so entries decode in parallel and a damaged one is noticed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
 
@@ -19,12 +19,14 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{IndexError, IoContext, Result};
-use crate::resolve::{CompactFacts, ParsedFile};
+use crate::resolve::{CompactFacts, FileMemo, ParsedFile};
 use crate::store::FORMAT_VERSION;
 use crate::store::FileRow;
 
 const MAGIC: &[u8; 8] = b"MCURFACT";
 pub(crate) const CACHE_FILE: &str = "facts.bin";
+/// Entries of files that patches changed since `facts.bin` was written; they win over it.
+pub(crate) const PATCH_CACHE_FILE: &str = "facts-patch.bin";
 
 /// One file's cached extraction.
 #[derive(Debug, Deserialize)]
@@ -35,6 +37,8 @@ pub(crate) struct CacheEntry {
     pub timed_out: bool,
     pub facts: Option<CompactFacts>,
     pub cargo_package: Option<String>,
+    /// How the file's references resolved, for patches (see [`FileMemo`]).
+    pub memo: Option<FileMemo>,
 }
 
 /// [`CacheEntry`] as written, borrowing from the build (postcard encodes both alike).
@@ -46,6 +50,7 @@ struct CacheEntryRef<'a> {
     timed_out: bool,
     facts: Option<&'a CompactFacts>,
     cargo_package: Option<&'a str>,
+    memo: Option<&'a FileMemo>,
 }
 
 impl CacheEntry {
@@ -64,13 +69,53 @@ impl CacheEntry {
 
 /// Reads the cache of `dir`; anything unreadable, foreign or damaged reads as empty.
 pub(crate) fn load(dir: &Path) -> HashMap<String, CacheEntry> {
-    let Ok(bytes) = std::fs::read(dir.join(CACHE_FILE)) else {
-        return HashMap::new();
+    let read = |name: &str| {
+        std::fs::read(dir.join(name))
+            .ok()
+            .and_then(|bytes| decode(&bytes, None))
+            .unwrap_or_default()
     };
-    decode(&bytes).unwrap_or_default()
+    let mut entries = read(CACHE_FILE);
+    entries.extend(read(PATCH_CACHE_FILE));
+    entries
 }
 
-fn decode(bytes: &[u8]) -> Option<HashMap<String, CacheEntry>> {
+/// The entries of just `paths`, without decoding the rest of the cache.
+pub(crate) fn load_some(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, CacheEntry> {
+    let read = |name: &str| -> HashMap<String, CacheEntry> {
+        let Ok(file) = std::fs::File::open(dir.join(name)) else {
+            return HashMap::new();
+        };
+        let Ok(map) = crate::store::map_file(&file) else {
+            return HashMap::new();
+        };
+        decode(&map, Some(paths)).unwrap_or_default()
+    };
+    let mut entries = read(CACHE_FILE);
+    entries.extend(read(PATCH_CACHE_FILE));
+    entries
+}
+
+/// The path an encoded entry starts with (postcard: a varint length, then the bytes).
+fn entry_path(bytes: &[u8]) -> Option<&str> {
+    let (mut len, mut shift, mut at) = (0usize, 0u32, 0usize);
+    loop {
+        let byte = *bytes.get(at)?;
+        at += 1;
+        len |= usize::from(byte & 0x7F) << shift;
+        if byte & 0x80 == 0 {
+            break;
+        }
+        shift += 7;
+        if shift > 28 {
+            return None;
+        }
+    }
+    std::str::from_utf8(bytes.get(at..at.checked_add(len)?)?).ok()
+}
+
+/// Decodes the entries (only those of `only`, when given).
+fn decode(bytes: &[u8], only: Option<&HashSet<&str>>) -> Option<HashMap<String, CacheEntry>> {
     let mut at = 0usize;
     let mut take = |n: usize| -> Option<&[u8]> {
         let slice = bytes.get(at..at.checked_add(n)?)?;
@@ -94,7 +139,9 @@ fn decode(bytes: &[u8]) -> Option<HashMap<String, CacheEntry>> {
         let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
         let checksum = u64::from_le_bytes(take(8)?.try_into().ok()?);
         let slice = take(len)?;
-        slices.push((checksum, slice));
+        if only.is_none_or(|paths| entry_path(slice).is_some_and(|p| paths.contains(p))) {
+            slices.push((checksum, slice));
+        }
     }
     if at != bytes.len() {
         return None;
@@ -120,11 +167,33 @@ fn decode(bytes: &[u8]) -> Option<HashMap<String, CacheEntry>> {
     )
 }
 
-/// Writes the facts of `files` as the cache of `dir`, atomically.
-pub(crate) fn write(dir: &Path, files: &[ParsedFile]) -> Result<()> {
+/// Writes the cache of `dir` for a full resolution: every file with its memo (in the
+/// same order), replacing any patch entries.
+pub(crate) fn write(dir: &Path, files: &[ParsedFile], memos: &[FileMemo]) -> Result<()> {
+    let entries: Vec<(&ParsedFile, Option<&FileMemo>)> = files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f, memos.get(i)))
+        .collect();
+    write_file(dir, CACHE_FILE, &entries)?;
+    match std::fs::remove_file(dir.join(PATCH_CACHE_FILE)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(IndexError::Io {
+            path: dir.join(PATCH_CACHE_FILE),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Writes the entries of every patched file (cumulative since the last full write).
+pub(crate) fn write_patch(dir: &Path, entries: &[(&ParsedFile, Option<&FileMemo>)]) -> Result<()> {
+    write_file(dir, PATCH_CACHE_FILE, entries)
+}
+
+fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]) -> Result<()> {
     let encoded: Vec<Vec<u8>> = files
         .par_iter()
-        .map(|file| {
+        .map(|(file, memo)| {
             let entry = CacheEntryRef {
                 path: &file.row.path,
                 hash: file.row.hash,
@@ -132,11 +201,12 @@ pub(crate) fn write(dir: &Path, files: &[ParsedFile]) -> Result<()> {
                 timed_out: file.row.timed_out,
                 facts: file.facts.as_ref(),
                 cargo_package: file.cargo_package.as_deref(),
+                memo: *memo,
             };
             postcard::to_stdvec(&entry).unwrap_or_default()
         })
         .collect();
-    let path = dir.join(CACHE_FILE);
+    let path = dir.join(name);
     let tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
     let fingerprint = mcursor_syntax::extraction_fingerprint();
@@ -229,7 +299,7 @@ mod tests {
     fn entries_round_trip_with_their_lookups() {
         let dir = tempfile::tempdir().expect("tempdir");
         let written = [parsed("a.rs"), parsed("b/c.rs")];
-        write(dir.path(), &written).expect("write");
+        write(dir.path(), &written, &[]).expect("write");
         let read = load(dir.path());
         assert_eq!(read.len(), 2);
         let a = &read["a.rs"];
@@ -252,7 +322,7 @@ mod tests {
     #[test]
     fn damaged_or_foreign_caches_read_as_empty() {
         let dir = tempfile::tempdir().expect("tempdir");
-        write(dir.path(), &[parsed("a.rs")]).expect("write");
+        write(dir.path(), &[parsed("a.rs")], &[]).expect("write");
         let path = dir.path().join(CACHE_FILE);
         let good = std::fs::read(&path).expect("read");
         for cut in [0, 5, 12, good.len() / 2, good.len() - 1] {
@@ -267,7 +337,7 @@ mod tests {
         for i in 0..good.len() {
             let mut bytes = good.clone();
             bytes[i] ^= 0x5A;
-            assert!(decode(&bytes).is_none(), "flip at {i} went unnoticed");
+            assert!(decode(&bytes, None).is_none(), "flip at {i} went unnoticed");
         }
     }
 }

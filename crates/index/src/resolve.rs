@@ -235,6 +235,79 @@ impl CompactFacts {
         compact
     }
 
+    /// Whether two versions of a file declare the same things in the same order: the
+    /// same definitions (name, kind, modules, container, parent, default export) and the
+    /// same imports. Positions, bodies, signatures and docs may differ. Every table the
+    /// resolver builds depends on files only through this interface.
+    pub fn interface_eq(&self, other: &CompactFacts) -> bool {
+        let definition = |f: &CompactFacts, d: &Def| {
+            (
+                f.name(d).to_owned(),
+                d.kind,
+                f.modules(d).to_vec(),
+                f.container(d).map(str::to_owned),
+                d.parent,
+                d.default_export,
+            )
+        };
+        let import = |i: &Import| {
+            (
+                i.local.clone(),
+                i.target.clone(),
+                i.reexport,
+                i.modules.clone(),
+            )
+        };
+        self.definitions.len() == other.definitions.len()
+            && self.imports.len() == other.imports.len()
+            && self.default_export_name == other.default_export_name
+            && self
+                .definitions
+                .iter()
+                .zip(&other.definitions)
+                .all(|(a, b)| definition(self, a) == definition(other, b))
+            && self
+                .imports
+                .iter()
+                .zip(&other.imports)
+                .all(|(a, b)| import(a) == import(b))
+    }
+
+    /// Symbol rows of this file for a patch: ids from `symbol_base` on, each keeping the
+    /// qualified-name prefix the store holds for it (`prefix_of(i)`), which the interface
+    /// fixes.
+    pub fn symbol_rows(
+        &self,
+        fid: u32,
+        symbol_base: u32,
+        name_id: &dyn Fn(&str) -> Option<u32>,
+        prefix_of: &dyn Fn(u32) -> Option<String>,
+    ) -> Option<Vec<SymbolRow>> {
+        self.definitions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                Some(SymbolRow {
+                    name: name_id(self.name(d))?,
+                    file: fid,
+                    parent: if d.parent == NONE {
+                        NONE
+                    } else {
+                        symbol_base + d.parent
+                    },
+                    line: d.line,
+                    column: d.column,
+                    end_line: d.end_line,
+                    end_column: d.end_column,
+                    kind: d.kind,
+                    qualified: prefix_of(symbol_base + i as u32)?,
+                    signature: self.text(d.signature).to_owned(),
+                    doc: self.text(d.doc).to_owned(),
+                })
+            })
+            .collect()
+    }
+
     /// Fills the by-name lookups, which are derived data: the facts cache does not store
     /// them.
     pub fn build_lookups(&mut self) {
@@ -453,15 +526,175 @@ struct Use<'a> {
     candidates: &'a [u32],
 }
 
-#[derive(Clone, Copy)]
-enum Outcome {
+/// What a use resolved to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Outcome {
+    /// This symbol id.
     Resolved(u32),
+    /// Matched by name only.
     Heuristic,
+    /// Not a use of anything in the repository: no reference is stored.
     Drop,
 }
 
-/// Resolves every file's references and assembles the store tables.
-pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> StoreData {
+/// A use's resolution context in words: within one file, uses with the same key resolve
+/// the same way (the resolver memoizes on it), so the key outlives the file's parse.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub(crate) struct UseKey {
+    name: String,
+    qualifier: Option<String>,
+    kind: RefKind,
+    receiver: bool,
+    /// Modules and container of the enclosing definition; `None` at file level.
+    context: Option<(Vec<String>, Option<String>)>,
+}
+
+impl UseKey {
+    fn of(facts: &CompactFacts, r: &LocalRef) -> UseKey {
+        UseKey {
+            name: facts.string(r.name).to_owned(),
+            qualifier: (r.qualifier != NONE).then(|| facts.string(r.qualifier).to_owned()),
+            kind: r.kind,
+            receiver: r.receiver,
+            context: facts.definitions.get(r.enclosing as usize).map(|d| {
+                (
+                    facts.modules(d).to_vec(),
+                    facts.container(d).map(str::to_owned),
+                )
+            }),
+        }
+    }
+}
+
+/// How one file's references resolved: per use key and per import. While every file
+/// keeps its interface (see [`CompactFacts::interface_eq`]) and so the symbol layout,
+/// these outcomes stay true, and a new version of the file whose uses all have known
+/// keys gets its references from the memo instead of the global tables.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct FileMemo {
+    pub uses: Vec<(UseKey, Outcome)>,
+    pub imports: Vec<Outcome>,
+}
+
+/// The reference rows of a file from a memo of an earlier version with the same
+/// interface; `None` when a use has a key the memo lacks (resolve the whole tree then).
+pub(crate) fn rows_from_memo(
+    facts: &CompactFacts,
+    memo: &FileMemo,
+    fid: u32,
+    symbol_base: u32,
+    target_name: &dyn Fn(u32) -> Option<u32>,
+    name_id: &dyn Fn(&str) -> Option<u32>,
+) -> Option<Vec<RefRow>> {
+    if memo.imports.len() != facts.imports.len() {
+        return None;
+    }
+    let known: HashMap<&UseKey, Outcome> = memo.uses.iter().map(|(k, o)| (k, *o)).collect();
+    let mut complete = true;
+    let mut next_import = memo.imports.iter().copied();
+    let rows = emit_refs(
+        facts,
+        fid,
+        symbol_base,
+        |r| match known.get(&UseKey::of(facts, r)) {
+            Some(&outcome) => outcome,
+            None => {
+                complete = false;
+                Outcome::Drop
+            }
+        },
+        |_, _| next_import.next().unwrap_or(Outcome::Drop),
+        target_name,
+        name_id,
+    );
+    complete.then_some(rows)
+}
+
+/// Turns one file's uses and imports into reference rows, with outcomes from
+/// `use_outcome` and `import_outcome` (the resolver, or a memo of it).
+fn emit_refs(
+    facts: &CompactFacts,
+    fid: u32,
+    symbol_base: u32,
+    mut use_outcome: impl FnMut(&LocalRef) -> Outcome,
+    mut import_outcome: impl FnMut(&Import, &str) -> Outcome,
+    target_name: &dyn Fn(u32) -> Option<u32>,
+    name_id: &dyn Fn(&str) -> Option<u32>,
+) -> Vec<RefRow> {
+    let mut out = Vec::new();
+    let mut emit =
+        |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
+            let (target, confidence, name) = match outcome {
+                Outcome::Resolved(sid) => (sid, Confidence::Resolved, target_name(sid)),
+                Outcome::Heuristic => (NONE, Confidence::Heuristic, name_id(name)),
+                Outcome::Drop => return,
+            };
+            let Some(name) = name else { return };
+            out.push(RefRow {
+                name,
+                file: fid,
+                line,
+                column,
+                target,
+                enclosing,
+                kind,
+                confidence,
+                shape,
+            });
+        };
+    for r in &facts.references {
+        let outcome = use_outcome(r);
+        let enclosing = if r.enclosing == NONE {
+            NONE
+        } else {
+            symbol_base + r.enclosing
+        };
+        let shape = match (r.qualifier != NONE, r.receiver) {
+            (false, _) => RefShape::Bare,
+            (true, true) => RefShape::Member,
+            (true, false) => RefShape::Path,
+        };
+        emit(
+            facts.string(r.name),
+            r.kind,
+            shape,
+            r.line,
+            r.column,
+            enclosing,
+            outcome,
+        );
+    }
+    for import in &facts.imports {
+        let name = match &import.target {
+            ImportTarget::Path(path) if import.local != "*" => path.last().cloned(),
+            ImportTarget::Module {
+                imported: Some(imported),
+                ..
+            } if imported != "*" => Some(if imported == "default" {
+                import.local.clone()
+            } else {
+                imported.clone()
+            }),
+            _ => None,
+        };
+        let Some(name) = name else { continue };
+        let outcome = import_outcome(import, &name);
+        emit(
+            &name,
+            RefKind::Import,
+            RefShape::Path,
+            import.start.line,
+            import.start.column,
+            NONE,
+            outcome,
+        );
+    }
+    out
+}
+
+/// Resolves every file's references and assembles the store tables; also returns each
+/// file's [`FileMemo`], in file order.
+pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreData, Vec<FileMemo>) {
     let started = std::time::Instant::now();
     let cargo_dirs: HashSet<String> = files
         .iter()
@@ -654,10 +887,10 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> StoreDat
     }
     let phase = std::time::Instant::now();
     trace_phase("tables built", started);
-    let per_file: Vec<Vec<RefRow>> = (0..files.len() as u32)
+    let (per_file, memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = (0..files.len() as u32)
         .into_par_iter()
         .map(|fid| tables.resolve_file(fid))
-        .collect();
+        .unzip();
     trace_phase("references resolved", phase);
     let phase = std::time::Instant::now();
     let mut refs: Vec<RefRow> = per_file.into_iter().flatten().collect();
@@ -665,13 +898,14 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> StoreDat
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
     drop(tables);
-    StoreData {
+    let data = StoreData {
         names,
         files: file_rows,
         symbols: rows,
         refs,
         meta,
-    }
+    };
+    (data, memos)
 }
 
 fn member_key(container: &str, name: &str) -> String {
@@ -686,40 +920,14 @@ impl Tables<'_> {
             .unwrap_or(&[])
     }
 
-    fn resolve_file(&self, fid: u32) -> Vec<RefRow> {
+    /// One file's reference rows, and the memo that can redo them without these tables.
+    fn resolve_file(&self, fid: u32) -> (Vec<RefRow>, FileMemo) {
         let file = &self.files[fid as usize];
+        let mut memo = FileMemo::default();
         let Some(facts) = &file.facts else {
-            return Vec::new();
+            return (Vec::new(), memo);
         };
-        let lang = file.row.lang;
-        let ecma = lang.is_some_and(Lang::is_ecmascript);
-        let base = self.file_base[fid as usize];
-        let mut out = Vec::new();
-        let name_id = |name: &str| self.by_name.get(name).map(|e| e.0);
-        let mut emit =
-            |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
-                let (target, confidence, name) = match outcome {
-                    Outcome::Resolved(sid) => (
-                        sid,
-                        Confidence::Resolved,
-                        name_id(&self.symbols[sid as usize].name),
-                    ),
-                    Outcome::Heuristic => (NONE, Confidence::Heuristic, name_id(name)),
-                    Outcome::Drop => return,
-                };
-                let Some(name) = name else { return };
-                out.push(RefRow {
-                    name,
-                    file: fid,
-                    line,
-                    column,
-                    target,
-                    enclosing,
-                    kind,
-                    confidence,
-                    shape,
-                });
-            };
+        let ecma = file.row.lang.is_some_and(Lang::is_ecmascript);
         // The same use in the same context resolves the same way: remember outcomes by
         // (name, qualifier, kind, receiver, enclosing container and modules).
         let mut contexts: HashMap<(u32, u32), u32> = HashMap::default();
@@ -731,86 +939,70 @@ impl Tables<'_> {
                 *contexts.entry((d.modules, d.container)).or_insert(next)
             })
             .collect();
-        let mut memo: HashMap<(u32, u32, RefKind, bool, u32), Outcome> = HashMap::default();
-        for r in &facts.references {
-            let name = facts.strings[r.name as usize].as_str();
-            let Some((_, candidates)) = self.by_name.get(name) else {
-                continue;
-            };
-            let qualifier =
-                (r.qualifier != NONE).then(|| facts.strings[r.qualifier as usize].as_str());
-            let enclosing = (r.enclosing != NONE).then(|| &facts.definitions[r.enclosing as usize]);
+        let mut outcomes: HashMap<(u32, u32, RefKind, bool, u32), Outcome> = HashMap::default();
+        let use_outcome = |r: &LocalRef| {
             let context = context_of
                 .get(r.enclosing as usize)
                 .copied()
                 .unwrap_or(NONE);
             let key = (r.name, r.qualifier, r.kind, r.receiver, context);
-            let outcome = match memo.get(&key) {
-                Some(&outcome) => outcome,
-                None => {
+            if let Some(&outcome) = outcomes.get(&key) {
+                return outcome;
+            }
+            let name = facts.string(r.name);
+            let outcome = match self.by_name.get(name) {
+                None => Outcome::Drop,
+                Some((_, candidates)) => {
                     let reference = Use {
                         fid,
                         facts,
                         name,
                         r,
-                        qualifier,
-                        enclosing,
+                        qualifier: (r.qualifier != NONE).then(|| facts.string(r.qualifier)),
+                        enclosing: (r.enclosing != NONE)
+                            .then(|| &facts.definitions[r.enclosing as usize]),
                         candidates,
                     };
-                    let outcome = if ecma {
+                    if ecma {
                         self.resolve_ecma(&reference)
                     } else {
                         self.resolve_rust(&reference)
-                    };
-                    memo.insert(key, outcome);
-                    outcome
+                    }
                 }
             };
-            let enclosing = if r.enclosing == NONE {
-                NONE
+            outcomes.insert(key, outcome);
+            memo.uses.push((UseKey::of(facts, r), outcome));
+            outcome
+        };
+        let mut imports = Vec::with_capacity(facts.imports.len());
+        let import_outcome = |import: &Import, name: &str| {
+            let outcome = if !self.by_name.contains_key(name) {
+                Outcome::Drop
             } else {
-                base + r.enclosing
+                match self.import_targets(fid, import) {
+                    Some(targets) if !targets.is_empty() => Outcome::Resolved(targets[0]),
+                    Some(_) => Outcome::Heuristic,
+                    None => Outcome::Drop,
+                }
             };
-            let shape = match (r.qualifier != NONE, r.receiver) {
-                (false, _) => RefShape::Bare,
-                (true, true) => RefShape::Member,
-                (true, false) => RefShape::Path,
-            };
-            emit(name, r.kind, shape, r.line, r.column, enclosing, outcome);
-        }
-        for import in &facts.imports {
-            let name = match &import.target {
-                ImportTarget::Path(path) if import.local != "*" => path.last().cloned(),
-                ImportTarget::Module {
-                    imported: Some(imported),
-                    ..
-                } if imported != "*" => Some(if imported == "default" {
-                    import.local.clone()
-                } else {
-                    imported.clone()
-                }),
-                _ => None,
-            };
-            let Some(name) = name else { continue };
-            if !self.by_name.contains_key(&name) {
-                continue;
-            }
-            let outcome = match self.import_targets(fid, import) {
-                Some(targets) if !targets.is_empty() => Outcome::Resolved(targets[0]),
-                Some(_) => Outcome::Heuristic,
-                None => Outcome::Drop,
-            };
-            emit(
-                &name,
-                RefKind::Import,
-                RefShape::Path,
-                import.start.line,
-                import.start.column,
-                NONE,
-                outcome,
-            );
-        }
-        out
+            imports.push(outcome);
+            outcome
+        };
+        let rows = emit_refs(
+            facts,
+            fid,
+            self.file_base[fid as usize],
+            use_outcome,
+            import_outcome,
+            &|sid| {
+                self.by_name
+                    .get(&self.symbols[sid as usize].name)
+                    .map(|e| e.0)
+            },
+            &|name| self.by_name.get(name).map(|e| e.0),
+        );
+        memo.imports = imports;
+        (rows, memo)
     }
 
     /// Name matching among compatible definitions of the same language family.

@@ -369,6 +369,25 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
     Ok(path)
 }
 
+/// Writes generation `generation` as a patch over the full store of `base`: `data` holds
+/// the records of the files in `patched` (their ids in the base, ascending) with global
+/// symbol and name ids, no names section, and each symbol's `qualified` holding only the
+/// prefix before its name.
+pub(crate) fn write_patch(
+    dir: &Path,
+    mut data: StoreData,
+    generation: u64,
+    base: u64,
+    patched: &[u32],
+) -> Result<PathBuf> {
+    if let Some(object) = data.meta.as_object_mut() {
+        object.insert("patch_of".into(), base.into());
+        object.insert("patched_files".into(), serde_json::json!(patched));
+    }
+    data.names.clear();
+    write(dir, &data, generation)
+}
+
 pub(crate) fn graph_file_name(generation: u64) -> String {
     format!("graph-{generation:010}.bin")
 }
@@ -418,8 +437,8 @@ pub struct RefInfo {
     pub shape: RefShape,
 }
 
-/// A read-only, memory-mapped generation of the store.
-pub struct Store {
+/// One mapped store file: a whole generation, or the patch of one over its base.
+struct Layer {
     path: PathBuf,
     map: Mmap,
     generation: u64,
@@ -441,10 +460,10 @@ fn le_u64(bytes: &[u8], at: usize) -> u64 {
         .map_or(0, u64::from_le_bytes)
 }
 
-impl Store {
+impl Layer {
     /// Maps and validates a store file. Every section bound is checked here, so record
     /// accessors cannot read outside the mapping.
-    pub fn open(path: &Path) -> Result<Store> {
+    fn open(path: &Path) -> Result<Layer> {
         let file = File::open(path).at(path)?;
         let map = map_file(&file).at(path)?;
         let corrupt = |detail: &str| IndexError::Corrupt {
@@ -480,7 +499,7 @@ impl Store {
                 _ => return Err(corrupt("section out of range")),
             }
         }
-        let store = Store {
+        let store = Layer {
             path: path.to_path_buf(),
             map,
             generation,
@@ -506,14 +525,6 @@ impl Store {
             return Err(corrupt("index tables disagree in length"));
         }
         Ok(store)
-    }
-
-    pub fn generation(&self) -> u64 {
-        self.generation
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.path
     }
 
     fn section(&self, section: Section) -> &[u8] {
@@ -572,7 +583,7 @@ impl Store {
         (self.section(Section::Files).len() / FILE_RECORD) as u32
     }
 
-    pub fn file(&self, id: u32) -> Option<FileInfo<'_>> {
+    fn file(&self, id: u32, symbol_limit: u32) -> Option<FileInfo<'_>> {
         let files = self.section(Section::Files);
         let at = id as usize * FILE_RECORD;
         if at + FILE_RECORD > files.len() {
@@ -585,7 +596,7 @@ impl Store {
             lang: lang_from_code(files[at + 8]),
             syntax_errors: files[at + 9] & 1 != 0,
             timed_out: files[at + 9] & 2 != 0,
-            symbols: start..end.max(start).min(self.symbol_count()),
+            symbols: start..end.max(start).min(symbol_limit),
             size: le_u64(files, at + 24),
             mtime_ns: le_u64(files, at + 32) as i64,
             hash: le_u64(files, at + 40),
@@ -595,23 +606,25 @@ impl Store {
     /// The id of the file at `path`, by binary search.
     pub fn file_id(&self, path: &str) -> Option<u32> {
         let count = self.file_count();
-        let index = partition_point(count, |i| self.file(i).is_some_and(|f| f.path < path));
-        (index < count && self.file(index).is_some_and(|f| f.path == path)).then_some(index)
+        let path_of = |i: u32| self.file(i, 0).map(|f| f.path);
+        let index = partition_point(count, |i| path_of(i).is_some_and(|p| p < path));
+        (index < count && path_of(index) == Some(path)).then_some(index)
     }
 
     pub fn symbol_count(&self) -> u32 {
         (self.section(Section::Symbols).len() / SYMBOL_RECORD) as u32
     }
 
-    pub fn symbol(&self, id: u32) -> Option<SymbolInfo<'_>> {
+    /// Record `index` of this layer as symbol `id`, its name from `names`.
+    fn symbol<'a>(&'a self, index: u32, id: u32, names: &'a Layer) -> Option<SymbolInfo<'a>> {
         let symbols = self.section(Section::Symbols);
-        let at = id as usize * SYMBOL_RECORD;
+        let at = index as usize * SYMBOL_RECORD;
         if at + SYMBOL_RECORD > symbols.len() {
             return None;
         }
         let u = |i: usize| le_u32(symbols, at + i * 4);
         let parent = u(2);
-        let name = self.name(u(0));
+        let name = names.name(u(0));
         Some(SymbolInfo {
             id,
             name,
@@ -661,7 +674,7 @@ impl Store {
         (self.section(Section::Refs).len() / REF_RECORD) as u32
     }
 
-    pub fn reference(&self, id: u32) -> Option<RefInfo> {
+    fn reference(&self, id: u32) -> Option<RefInfo> {
         let refs = self.section(Section::Refs);
         let at = id as usize * REF_RECORD;
         if at + REF_RECORD > refs.len() {
@@ -719,6 +732,235 @@ impl Store {
     }
 }
 
+/// A file whose records a patch replaces.
+#[derive(Debug, Clone)]
+struct Patched {
+    /// Its id, the same in the base and the patch.
+    file: u32,
+    /// Its record in the patch's files section.
+    record: u32,
+    /// Its symbols' ids (the same as in the base: a patch keeps the symbol layout).
+    symbols: std::ops::Range<u32>,
+    /// Where its symbols start in the patch's symbols section.
+    first_symbol_record: u32,
+}
+
+/// A read-only, memory-mapped generation of the store.
+///
+/// A generation is one store file, or a patch over a base generation: the patch holds
+/// new records for a few files (same paths, same symbol ids, their references) and the
+/// base holds everything else. Lookups answer from the patch for patched files and from
+/// the base for the rest, so callers see one consistent generation either way.
+pub struct Store {
+    top: Layer,
+    base: Option<Layer>,
+    /// Sorted by file id (and so by symbol ids).
+    patched: Vec<Patched>,
+    ref_count: u32,
+}
+
+impl Store {
+    /// Maps and validates a generation file (and its base, for a patch).
+    pub fn open(path: &Path) -> Result<Store> {
+        let top = Layer::open(path)?;
+        let meta = top.meta();
+        let Some(base_generation) = meta.get("patch_of").and_then(|v| v.as_u64()) else {
+            let ref_count = top.ref_count();
+            return Ok(Store {
+                top,
+                base: None,
+                patched: Vec::new(),
+                ref_count,
+            });
+        };
+        let corrupt = |detail: &str| IndexError::Corrupt {
+            path: path.to_path_buf(),
+            detail: detail.to_owned(),
+        };
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let base = Layer::open(&dir.join(graph_file_name(base_generation)))?;
+        if base.meta().get("patch_of").is_some() {
+            return Err(corrupt("a patch's base is itself a patch"));
+        }
+        let ids: Vec<u32> = meta
+            .get("patched_files")
+            .and_then(|v| serde_json::from_value(v.clone()).ok())
+            .ok_or_else(|| corrupt("a patch without its file list"))?;
+        if ids.len() != top.file_count() as usize || !ids.is_sorted_by(|a, b| a < b) {
+            return Err(corrupt("a patch's file list disagrees with its records"));
+        }
+        let limit = base.symbol_count();
+        let mut patched = Vec::with_capacity(ids.len());
+        let mut first_symbol_record = 0;
+        for (record, &file) in ids.iter().enumerate() {
+            let (Some(new), Some(old)) = (top.file(record as u32, limit), base.file(file, limit))
+            else {
+                return Err(corrupt("a patched file is missing"));
+            };
+            if new.path != old.path || new.symbols != old.symbols {
+                return Err(corrupt("a patched file does not match its base"));
+            }
+            patched.push(Patched {
+                file,
+                record: record as u32,
+                symbols: new.symbols.clone(),
+                first_symbol_record,
+            });
+            first_symbol_record += new.symbols.len() as u32;
+        }
+        if first_symbol_record != top.symbol_count() {
+            return Err(corrupt("a patch's symbols disagree with its files"));
+        }
+        let replaced: usize = patched
+            .iter()
+            .map(|p| base.refs_in_file(p.file).count())
+            .sum();
+        let ref_count = (base.ref_count() as usize - replaced.min(base.ref_count() as usize)
+            + top.ref_count() as usize) as u32;
+        Ok(Store {
+            top,
+            base: Some(base),
+            patched,
+            ref_count,
+        })
+    }
+
+    /// The layer holding every name, file path and unpatched record.
+    fn whole(&self) -> &Layer {
+        self.base.as_ref().unwrap_or(&self.top)
+    }
+
+    fn patch_of_file(&self, file: u32) -> Option<&Patched> {
+        let i = self.patched.partition_point(|p| p.file < file);
+        self.patched.get(i).filter(|p| p.file == file)
+    }
+
+    fn patch_of_symbol(&self, id: u32) -> Option<&Patched> {
+        let i = self.patched.partition_point(|p| p.symbols.end <= id);
+        self.patched.get(i).filter(|p| p.symbols.contains(&id))
+    }
+
+    /// Ids of the files this generation's patch replaces (empty when it is not a patch).
+    pub(crate) fn patched_files(&self) -> Vec<u32> {
+        self.patched.iter().map(|p| p.file).collect()
+    }
+
+    /// The generation whose full store this one builds on (itself when not a patch).
+    pub fn base_generation(&self) -> u64 {
+        self.whole().generation
+    }
+
+    pub fn generation(&self) -> u64 {
+        self.top.generation
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.top.path
+    }
+
+    pub fn meta(&self) -> serde_json::Value {
+        self.top.meta()
+    }
+
+    pub fn name_count(&self) -> u32 {
+        self.whole().name_count()
+    }
+
+    pub fn name(&self, id: u32) -> &str {
+        self.whole().name(id)
+    }
+
+    /// The id of an exact name, by binary search.
+    pub fn name_id(&self, name: &str) -> Option<u32> {
+        self.whole().name_id(name)
+    }
+
+    /// Ids of the names starting with `prefix`, in sorted order.
+    pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
+        self.whole().names_with_prefix(prefix)
+    }
+
+    /// All names, in sorted order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.whole().names()
+    }
+
+    pub fn file_count(&self) -> u32 {
+        self.whole().file_count()
+    }
+
+    pub fn file(&self, id: u32) -> Option<FileInfo<'_>> {
+        let limit = self.symbol_count();
+        match self.patch_of_file(id) {
+            Some(p) => self.top.file(p.record, limit),
+            None => self.whole().file(id, limit),
+        }
+    }
+
+    /// The id of the file at `path`, by binary search.
+    pub fn file_id(&self, path: &str) -> Option<u32> {
+        self.whole().file_id(path)
+    }
+
+    pub fn symbol_count(&self) -> u32 {
+        self.whole().symbol_count()
+    }
+
+    pub fn symbol(&self, id: u32) -> Option<SymbolInfo<'_>> {
+        match self.patch_of_symbol(id) {
+            Some(p) => self.top.symbol(
+                p.first_symbol_record + (id - p.symbols.start),
+                id,
+                self.whole(),
+            ),
+            None => self.whole().symbol(id, id, self.whole()),
+        }
+    }
+
+    /// The name id of symbol `id` (`u32::MAX` when out of range).
+    pub(crate) fn symbol_name(&self, id: u32) -> u32 {
+        self.whole().symbol_name_id(id)
+    }
+
+    /// Ids of the symbols named exactly `name`, ordered by file and line.
+    pub fn symbols_named(&self, name: &str) -> Vec<u32> {
+        // A patch keeps each symbol's name and its order within its file.
+        self.whole().symbols_named(name)
+    }
+
+    pub fn ref_count(&self) -> u32 {
+        self.ref_count
+    }
+
+    /// References whose target name is `name_id`, ordered by file and position.
+    pub fn refs_named(&self, name_id: u32) -> Box<dyn Iterator<Item = RefInfo> + '_> {
+        let Some(base) = &self.base else {
+            return Box::new(self.top.refs_named(name_id));
+        };
+        let kept = base
+            .refs_named(name_id)
+            .filter(|r| self.patch_of_file(r.file).is_none());
+        let mut kept = kept.peekable();
+        let mut patched = self.top.refs_named(name_id).peekable();
+        let position = |r: &RefInfo| (r.file, r.line, r.column);
+        Box::new(std::iter::from_fn(move || {
+            match (kept.peek(), patched.peek()) {
+                (Some(a), Some(b)) if position(a) <= position(b) => kept.next(),
+                (Some(_), Some(_)) | (None, _) => patched.next(),
+                (Some(_), None) => kept.next(),
+            }
+        }))
+    }
+
+    /// References in file `file`, ordered by position.
+    pub fn refs_in_file(&self, file: u32) -> Box<dyn Iterator<Item = RefInfo> + '_> {
+        match self.patch_of_file(file) {
+            Some(_) => Box::new(self.top.refs_in_file(file)),
+            None => Box::new(self.whole().refs_in_file(file)),
+        }
+    }
+}
+
 /// The first index in `0..count` where `is_before` is false (it must be monotone).
 fn partition_point(count: u32, is_before: impl Fn(u32) -> bool) -> u32 {
     let (mut low, mut high) = (0u32, count);
@@ -734,7 +976,7 @@ fn partition_point(count: u32, is_before: impl Fn(u32) -> bool) -> u32 {
 }
 
 #[allow(unsafe_code)]
-fn map_file(file: &File) -> std::io::Result<Mmap> {
+pub(crate) fn map_file(file: &File) -> std::io::Result<Mmap> {
     // SAFETY: store files are written once under a temporary name and renamed into place;
     // mcursor never writes to a published generation, and removal of an old generation
     // keeps an existing mapping valid on the platforms we support. Every access through the
@@ -845,7 +1087,7 @@ mod tests {
                 let _ = store.file_id("src/lib.rs");
                 for id in 0..3 {
                     let _ = store.symbol(id);
-                    let _ = store.reference(id);
+                    let _ = store.top.reference(id);
                     let _ = store.file(id);
                 }
                 let _ = store.meta();
