@@ -241,8 +241,8 @@ fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
 
 #[test]
 fn incremental_updates_equal_fresh_indexes() {
-    let sequences = 24;
-    let steps = 6;
+    let sequences = 32;
+    let steps = 8;
     let (mut compared, mut patched) = (0, 0);
     for seed in 0..sequences {
         let repo = mixed_repo();

@@ -887,40 +887,53 @@ fn prepare_patch(
         )
     };
     type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow>, Vec<RefRow>);
-    let rebuilt: Option<Vec<Rebuilt>> = pool.install(|| {
+    let rebuilt: std::result::Result<Vec<Rebuilt>, String> = pool.install(|| {
         changed
             .par_iter()
             .map(|file| {
-                let fid = store.file_id(&file.walked.path)?;
-                let info = store.file(fid)?;
+                let path = file.walked.path.as_str();
+                let why = |reason: &str| format!("{path}: {reason}");
+                let fid = store.file_id(path).ok_or_else(|| why("not indexed"))?;
+                let info = store.file(fid).ok_or_else(|| why("not indexed"))?;
                 let old = cached
-                    .get(&file.walked.path)
-                    .filter(|e| e.hash == info.hash)?;
-                let memo = old.memo.as_ref()?;
-                let lang = Lang::from_path(Path::new(&file.walked.path));
+                    .get(path)
+                    .filter(|e| e.hash == info.hash)
+                    .ok_or_else(|| why("no cached facts"))?;
+                let memo = old.memo.as_ref().ok_or_else(|| why("no memo"))?;
+                let lang = Lang::from_path(Path::new(path));
                 let facts = lang.map(|l| parse_source(l, file.content.as_bytes(), config));
                 let mut parsed = parsed_file(file.row(lang), facts, &file.content);
                 if lang != info.lang || parsed.cargo_package != old.cargo_package {
-                    return None;
+                    return Err(why("language or package name changed"));
                 }
                 let start = info.symbols.start;
                 let (symbols, refs) = match (&parsed.facts, &old.facts) {
                     (None, None) => (Vec::new(), Vec::new()),
                     (Some(new), Some(previous)) if new.interface_eq(previous) => (
-                        new.symbol_rows(fid, start, &name_id, &prefix_of)?,
-                        rows_from_memo(new, memo, fid, start, &target_name, &name_id)?,
+                        new.symbol_rows(fid, start, &name_id, &prefix_of)
+                            .ok_or_else(|| why("a symbol without its name"))?,
+                        rows_from_memo(new, memo, fid, start, &target_name, &name_id)
+                            .ok_or_else(|| why("a use the memo does not know"))?,
                     ),
-                    _ => return None,
+                    _ => return Err(why("its interface changed")),
                 };
                 if symbols.len() != info.symbols.len() {
-                    return None;
+                    return Err(why("symbol count changed"));
                 }
                 parsed.row.symbols = (info.symbols.start, info.symbols.end);
-                Some((parsed, memo.clone(), symbols, refs))
+                Ok((parsed, memo.clone(), symbols, refs))
             })
             .collect()
     });
-    let mut rebuilt = rebuilt?;
+    let mut rebuilt = match rebuilt {
+        Ok(rebuilt) => rebuilt,
+        Err(reason) => {
+            if std::env::var_os("MCURSOR_TRACE").is_some() {
+                eprintln!("[mcursor] not a patch: {reason}");
+            }
+            return None;
+        }
+    };
     // Files earlier patches replaced keep their records (from the store) and entries.
     let now: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
     let mut cached = cached;

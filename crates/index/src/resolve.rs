@@ -586,11 +586,8 @@ pub(crate) fn rows_from_memo(
     target_name: &dyn Fn(u32) -> Option<u32>,
     name_id: &dyn Fn(&str) -> Option<u32>,
 ) -> Option<Vec<RefRow>> {
-    if memo.imports.len() != facts.imports.len() {
-        return None;
-    }
     let known: HashMap<&UseKey, Outcome> = memo.uses.iter().map(|(k, o)| (k, *o)).collect();
-    let mut complete = true;
+    let complete = std::cell::Cell::new(true);
     let mut next_import = memo.imports.iter().copied();
     let rows = emit_refs(
         facts,
@@ -599,15 +596,22 @@ pub(crate) fn rows_from_memo(
         |r| match known.get(&UseKey::of(facts, r)) {
             Some(&outcome) => outcome,
             None => {
-                complete = false;
+                complete.set(false);
                 Outcome::Drop
             }
         },
-        |_, _| next_import.next().unwrap_or(Outcome::Drop),
+        |_, _| match next_import.next() {
+            Some(outcome) => outcome,
+            None => {
+                complete.set(false);
+                Outcome::Drop
+            }
+        },
         target_name,
         name_id,
     );
-    complete.then_some(rows)
+    // Every named import consumed exactly one outcome (the interface fixes the imports).
+    (complete.get() && next_import.next().is_none()).then_some(rows)
 }
 
 /// Turns one file's uses and imports into reference rows, with outcomes from
