@@ -253,17 +253,26 @@ fn incremental_updates_equal_fresh_indexes() {
         for step in 0..steps {
             // Half the steps only edit bodies (a patch, mostly), half change anything.
             let body_only = rng.below(2) == 0;
+            let mut edited = Vec::new();
             for _ in 0..1 + rng.below(3) {
                 if body_only {
                     let files = source_files(root);
                     if let Some(file) = files.get(rng.below(files.len().max(1))) {
                         history.push(body_edit(&mut rng, file, step));
+                        edited.push(file.canonicalize().expect("canonical path"));
                     }
                 } else {
                     history.push(mutate(&mut rng, root, step));
                 }
             }
-            let summary = build_index(root, &options(false), &|_| {}).expect("update");
+            // Sometimes say which files changed, as the watcher and the agent do (a
+            // wrong or partial hint is the caller's bug, so only true hints are given).
+            let mut build = options(false);
+            if body_only && rng.below(2) == 0 {
+                build.changed_paths = Some(edited);
+                history.push("(hinted)".to_owned());
+            }
+            let summary = build_index(root, &build, &|_| {}).expect("update");
             assert!(summary.incremental, "seed {seed}: update was a rebuild");
             patched += usize::from(summary.patched);
             let updated = Index::open(root).expect("open").dump().expect("dump");

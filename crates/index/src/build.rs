@@ -43,6 +43,11 @@ pub struct BuildOptions {
     pub lock_wait: LockWait,
     /// Rebuild even when no file changed since the last build.
     pub full: bool,
+    /// Absolute paths of the files that may have changed since the last build, when the
+    /// caller knows them (a file watcher, the agent after an edit): if all of them are
+    /// indexed files and the update can be a patch, the tree is not walked. Otherwise the
+    /// build walks the tree as usual.
+    pub changed_paths: Option<Vec<PathBuf>>,
 }
 
 impl Default for BuildOptions {
@@ -55,6 +60,7 @@ impl Default for BuildOptions {
             parse_timeout: ParseConfig::default().timeout,
             lock_wait: LockWait::Wait,
             full: false,
+            changed_paths: None,
         }
     }
 }
@@ -207,20 +213,122 @@ pub fn build_index(
         })
     })?;
     prepare_format(&dir)?;
+    if !options.full
+        && let Some(paths) = &options.changed_paths
+        && let Some(previous) = previous_index(&root, options)
+        && let Some(walked) = targeted_walk(&previous, &root, paths, options.max_file_size)
+        && let Some(summary) = update(
+            &root,
+            options,
+            progress,
+            started,
+            Some(previous),
+            walked,
+            None,
+        )?
+    {
+        return Ok(summary);
+    }
     let previous = if options.full {
         None
     } else {
         previous_index(&root, options)
     };
-
-    let threads = options.threads.max(1);
-    let (walked, mut skipped) = walk::walk(
+    let (walked, skipped) = walk::walk(
         &root,
         &WalkOptions {
             max_file_size: options.max_file_size,
-            threads,
+            threads: options.threads.max(1),
         },
     );
+    update(
+        &root,
+        options,
+        progress,
+        started,
+        previous,
+        walked,
+        Some(skipped),
+    )?
+    .ok_or_else(|| IndexError::Corrupt {
+        path: dir.clone(),
+        detail: "an update over a walked tree gave up".into(),
+    })
+}
+
+/// The walk of a tree where only `paths` may have changed since `index` was built: the
+/// indexed files as recorded, the named ones as they are now. `None` when a named path
+/// needs a real walk: a file the index lacks (new, deleted, ignored), a directory, an
+/// ignore file, anything outside the root.
+fn targeted_walk(
+    index: &crate::Index,
+    root: &Path,
+    paths: &[PathBuf],
+    max_file_size: u64,
+) -> Option<Vec<walk::WalkedFile>> {
+    let store = index.store();
+    let mut named: HashMap<String, (u64, i64)> = HashMap::new();
+    for path in paths {
+        let relative = path.strip_prefix(root).ok()?;
+        let parts: Vec<&str> = relative
+            .components()
+            .map(|c| c.as_os_str().to_str())
+            .collect::<Option<_>>()?;
+        match parts.first() {
+            None => return None,
+            Some(&first) if first == INDEX_DIR || first == ".git" => continue,
+            Some(_) => {}
+        }
+        let name = parts.last().copied().unwrap_or("");
+        if [".gitignore", ".ignore", walk::IGNORE_FILE].contains(&name) {
+            return None;
+        }
+        // Hidden files are never indexed (an editor's swap or temporary file).
+        if parts.iter().any(|p| p.starts_with('.')) {
+            continue;
+        }
+        let relative = parts.join("/");
+        store.file_id(&relative)?;
+        let metadata = std::fs::symlink_metadata(path).ok()?;
+        if !metadata.is_file() || metadata.len() > max_file_size {
+            return None;
+        }
+        named.insert(relative, (metadata.len(), walk::mtime_ns(&metadata)));
+    }
+    (0..store.file_count())
+        .map(|i| {
+            let file = store.file(i)?;
+            let (size, mtime_ns) = named
+                .get(file.path)
+                .copied()
+                .unwrap_or((file.size, file.mtime_ns));
+            Some(walk::WalkedFile {
+                path: file.path.to_owned(),
+                absolute: root.join(file.path),
+                size,
+                mtime_ns,
+            })
+        })
+        .collect()
+}
+
+/// Brings the index of `root` up to date with `walked`. `walk_skips` is what the walk
+/// skipped, or `None` for a targeted walk (see [`targeted_walk`]), which gives up
+/// (`Ok(None)`) unless nothing changed or the update can be a patch.
+fn update(
+    root: &Path,
+    options: &BuildOptions,
+    progress: &(dyn Fn(Progress) + Sync),
+    started: Instant,
+    previous: Option<crate::Index>,
+    walked: Vec<walk::WalkedFile>,
+    walk_skips: Option<Vec<Skipped>>,
+) -> Result<Option<BuildSummary>> {
+    let root = root.to_path_buf();
+    let dir = root.join(INDEX_DIR);
+    let targeted = walk_skips.is_none();
+    let mut skipped = walk_skips.unwrap_or_default();
+    let threads = options.threads.max(1);
     progress(Progress::Walked {
         files: walked.len(),
     });
@@ -254,10 +362,17 @@ pub fn build_index(
     if let Some(index) = &previous
         && changes.is_empty()
     {
-        if binary.len() != known_binary.len() {
+        if !targeted && binary.len() != known_binary.len() {
             cache::write_binary(&dir, &binary)?;
         }
-        return Ok(store_summary(index.store(), &root, started, skipped, None));
+        let skipped = (!targeted).then_some(skipped);
+        return Ok(Some(store_summary(
+            index.store(),
+            &root,
+            started,
+            skipped,
+            None,
+        )));
     }
 
     let text_dir = dir.join(TEXT_DIR);
@@ -315,7 +430,9 @@ pub fn build_index(
         let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
             patch.entries.iter().map(|(f, m)| (f, Some(m))).collect();
         cache::write_patch(&dir, &entries)?;
-        cache::write_binary(&dir, &binary)?;
+        if !targeted {
+            cache::write_binary(&dir, &binary)?;
+        }
         prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
         prepared.commit()?;
         writer.wait_merging_threads()?;
@@ -324,13 +441,17 @@ pub fn build_index(
         trace(&started, "patch committed");
         let written = store::Store::open(&path)?;
         skipped.sort();
-        return Ok(store_summary(
+        let skipped = (!targeted).then_some(skipped);
+        return Ok(Some(store_summary(
             &written,
             &root,
             started,
             skipped,
             Some(&changes),
-        ));
+        )));
+    }
+    if targeted {
+        return Ok(None);
     }
 
     // Facts of kept files come from the cache; a file it lacks is parsed again.
@@ -504,7 +625,7 @@ pub fn build_index(
     remove_old_generations(&dir, &[generation]);
     trace(&started, "committed");
 
-    Ok(BuildSummary {
+    Ok(Some(BuildSummary {
         root: root.clone(),
         files: file_count,
         parsed,
@@ -529,7 +650,7 @@ pub fn build_index(
         incremental,
         patched: false,
         changes: changes.summary(),
-    })
+    }))
 }
 
 /// The walked tree set against the files of a generation.
@@ -804,7 +925,7 @@ fn store_summary(
     store: &store::Store,
     root: &Path,
     started: Instant,
-    skipped: Vec<Skipped>,
+    skipped: Option<Vec<Skipped>>,
     changes: Option<&ChangeSet>,
 ) -> BuildSummary {
     let meta = store.meta();
@@ -816,10 +937,17 @@ fn store_summary(
     let files: Vec<_> = (0..store.file_count())
         .filter_map(|i| store.file(i))
         .collect();
-    let mut skipped_counts = BTreeMap::new();
-    for s in &skipped {
-        *skipped_counts.entry(s.reason.key().to_owned()).or_insert(0) += 1;
-    }
+    // Without a walk, what the last walk skipped.
+    let skipped_counts = match skipped {
+        Some(skipped) => {
+            let mut by_reason = BTreeMap::new();
+            for s in &skipped {
+                *by_reason.entry(s.reason.key().to_owned()).or_insert(0) += 1;
+            }
+            by_reason
+        }
+        None => counts("skipped"),
+    };
     BuildSummary {
         root: root.to_path_buf(),
         files: files.len(),

@@ -10,7 +10,7 @@
 //! rewrites. When the OS refuses more watches, the loop says so and what to do, and falls
 //! back to rescanning on an interval.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::Duration;
 
@@ -66,15 +66,17 @@ pub fn watch(
     report: &mut dyn FnMut(WatchEvent),
 ) -> Result<()> {
     let root = crate::build::check_root(root)?;
-    let update = |report: &mut dyn FnMut(WatchEvent), first: bool| match build_index(
-        &root,
-        &options.build,
-        &|_| {},
-    ) {
-        Ok(summary) if first => report(WatchEvent::Ready(summary)),
-        Ok(summary) if !summary.unchanged => report(WatchEvent::Updated(summary)),
-        Ok(_) => {}
-        Err(e) => report(WatchEvent::Failed(e.to_string())),
+    let update = |report: &mut dyn FnMut(WatchEvent), first: bool, paths: Option<Vec<PathBuf>>| {
+        let build = BuildOptions {
+            changed_paths: paths,
+            ..options.build.clone()
+        };
+        match build_index(&root, &build, &|_| {}) {
+            Ok(summary) if first => report(WatchEvent::Ready(summary)),
+            Ok(summary) if !summary.unchanged => report(WatchEvent::Updated(summary)),
+            Ok(_) => {}
+            Err(e) => report(WatchEvent::Failed(e.to_string())),
+        }
     };
     let (tx, rx) = channel::<DebounceEventResult>();
     // Watch before the first update, so nothing changed during it goes unnoticed.
@@ -89,7 +91,7 @@ pub fn watch(
             None
         }
     };
-    update(report, true);
+    update(report, true, None);
     let Some(debouncer) = polling else {
         let mut waited = Duration::ZERO;
         while !stop() {
@@ -97,7 +99,7 @@ pub fn watch(
             waited += Duration::from_millis(100);
             if waited >= options.poll_interval {
                 waited = Duration::ZERO;
-                update(report, false);
+                update(report, false, None);
             }
         }
         return Ok(());
@@ -113,25 +115,37 @@ pub fn watch(
         // Everything already queued belongs to the same update.
         let mut pending = vec![first];
         pending.extend(rx.try_iter());
+        // The paths events named, as a hint; a rescan walks the whole tree instead.
         let mut relevant = false;
+        let mut paths = Some(Vec::new());
         for result in pending {
             match result {
                 Ok(events) => {
                     if let Some(why) = events.iter().find_map(rescan_reason) {
                         report(WatchEvent::Rescan(why));
                         relevant = true;
+                        paths = None;
                     }
-                    relevant |= events.iter().any(|e| touches_tree(e, &index_dir, &git_dir));
+                    let touching = events
+                        .iter()
+                        .filter(|e| touches_tree(e, &index_dir, &git_dir));
+                    for event in touching {
+                        relevant = true;
+                        if let Some(paths) = &mut paths {
+                            paths.extend(event.paths.iter().cloned());
+                        }
+                    }
                 }
                 Err(errors) => {
                     let why: Vec<String> = errors.iter().map(ToString::to_string).collect();
                     report(WatchEvent::Rescan(why.join("; ")));
                     relevant = true;
+                    paths = None;
                 }
             }
         }
         if relevant {
-            update(report, false);
+            update(report, false, paths);
         }
     }
     debouncer.stop();
@@ -175,7 +189,6 @@ fn limit_advice(error: &notify::Error, poll: Duration) -> String {
 mod tests {
     use super::*;
     use notify_debouncer_full::notify::event::{CreateKind, Event, EventKind, Flag};
-    use std::path::PathBuf;
     use std::time::Instant;
 
     fn event(path: &str) -> DebouncedEvent {
