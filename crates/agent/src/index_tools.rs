@@ -92,19 +92,37 @@ impl IndexTools {
         }
     }
 
-    /// The index, built or rebuilt first when missing or older than the working tree
-    /// (`build_index` returns the existing generation when nothing changed).
+    /// The index, built first when missing and brought up to date with the working tree
+    /// (an unchanged tree costs one walk; `build_index` commits nothing then).
     fn fresh(&self) -> Result<Arc<Index>, ToolError> {
+        self.refresh(None)
+    }
+
+    /// Brings the index up to date after the agent wrote `path` (absolute; `None` when
+    /// unknown, which walks the tree), before the tool's result goes back to the model:
+    /// the next `find_symbol` already sees the edit. Only when an index exists (the first
+    /// index tool call builds one); a failure here is left to the next index tool call.
+    pub fn after_edit(&self, path: Option<PathBuf>) {
+        if self.root.join(mcursor_index::INDEX_DIR).is_dir() {
+            let _ = self.refresh(path.map(|p| vec![p]));
+        }
+    }
+
+    fn refresh(&self, changed: Option<Vec<PathBuf>>) -> Result<Arc<Index>, ToolError> {
         let mut current = self
             .current
             .lock()
             .map_err(|_| ToolError::Index("the index lock was poisoned".into()))?;
+        let options = BuildOptions {
+            changed_paths: changed,
+            ..BuildOptions::default()
+        };
+        let summary = build_index(&self.root, &options, &|_| {}).map_err(index_error)?;
         if let Some(index) = current.as_ref()
-            && index.status().current
+            && index.generation() == summary.generation
         {
             return Ok(index.clone());
         }
-        build_index(&self.root, &BuildOptions::default(), &|_| {}).map_err(index_error)?;
         let index = Arc::new(Index::open_root(&self.root).map_err(index_error)?);
         *current = Some(index.clone());
         Ok(index)

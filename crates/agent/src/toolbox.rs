@@ -72,9 +72,19 @@ impl Toolbox {
         }
         if crate::is_file_tool(name) {
             let workspace = self.workspace.clone();
+            let index = self.index.clone();
             let (name, arguments) = (name.to_owned(), arguments.to_owned());
             let joined = tokio::task::spawn_blocking(move || {
-                crate::run_file_tool(&workspace, &name, &arguments)
+                let outcome = crate::run_file_tool(&workspace, &name, &arguments);
+                // Read-your-writes: the edited file is reindexed before the model hears back.
+                if crate::mutates(&name) && !outcome.is_error {
+                    let path = parse_arguments(&arguments)
+                        .ok()
+                        .and_then(|args| args.get("path")?.as_str().map(str::to_owned))
+                        .and_then(|path| workspace.resolve(&path).ok());
+                    index.after_edit(path);
+                }
+                outcome
             })
             .await;
             return joined.unwrap_or_else(|e| outcome(Err(ToolError::Internal(e.to_string()))));
@@ -88,5 +98,51 @@ impl Toolbox {
                 .collect::<Vec<_>>()
                 .join(", "),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_edit_is_indexed_before_its_result_returns() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        std::fs::write(
+            dir.path().join("src/lib.rs"),
+            "pub fn parse_config() {}\n\npub fn caller() { parse_config(); }\n",
+        )
+        .expect("write");
+        let workspace = Workspace::new(dir.path()).expect("workspace");
+        let toolbox = Toolbox::new(workspace, CommandOptions::default());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let call = |name: &str, args: &str| {
+            runtime.block_on(toolbox.call(name, args, &mut |_| {}, std::future::pending()))
+        };
+        let found = call("find_symbol", r#"{"name": "parse_config"}"#);
+        assert!(found.text.contains("src/lib.rs:1"), "{}", found.text);
+
+        // A body edit shifts the definition down two lines; no index tool runs after it.
+        let edited = call(
+            "edit_file",
+            r#"{"path": "src/lib.rs", "old_text": "pub fn parse_config() {}", "new_text": "// moved\n// down\npub fn parse_config() {}"}"#,
+        );
+        assert!(!edited.is_error, "{}", edited.text);
+        let index = mcursor_index::Index::open(dir.path()).expect("open");
+        let hits = index.find(&mcursor_index::FindQuery::exact("parse_config"));
+        assert_eq!(hits.first().map(|h| h.line), Some(3), "{hits:?}");
+
+        // A new definition (a full update) is visible the same way.
+        let written = call(
+            "write_file",
+            r#"{"path": "src/more.rs", "content": "pub fn written_now() {}\n"}"#,
+        );
+        assert!(!written.is_error, "{}", written.text);
+        let index = mcursor_index::Index::open(dir.path()).expect("open");
+        assert!(!index.find(&mcursor_index::FindQuery::exact("written_now")).is_empty());
     }
 }

@@ -108,6 +108,11 @@ struct IndexArgs {
     /// Exit at once if another mcursor is writing this index, instead of waiting.
     #[arg(long)]
     no_wait: bool,
+    /// Files you know changed (an editor hook, a script): when each is an indexed file
+    /// whose edit keeps its definitions, the tree is not walked. Otherwise, or for
+    /// anything else, a normal update runs.
+    #[arg(long, value_name = "FILE", num_args = 1.., conflicts_with = "full")]
+    changed: Vec<PathBuf>,
     #[command(flatten)]
     build: BuildFlags,
 }
@@ -370,7 +375,15 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
     } else {
         LockWait::Wait
     };
-    let options = args.build.options(args.full, lock_wait);
+    let mut options = args.build.options(args.full, lock_wait);
+    if !args.changed.is_empty() {
+        let changed = args
+            .changed
+            .iter()
+            .map(|p| std::fs::canonicalize(cwd.join(p)).unwrap_or_else(|_| cwd.join(p)))
+            .collect();
+        options.changed_paths = Some(changed);
+    }
     let bar = render::progress_bar("files");
     let report = |p: Progress| match p {
         Progress::WaitingForLock { holder } => {

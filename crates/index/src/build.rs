@@ -406,10 +406,12 @@ fn update(
         }
     }
 
+    trace(&started, "compared and text writer opened");
     let patch = match &previous {
         Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
         None => None,
     };
+    trace(&started, "patch prepared");
     if let (Some(patch), Some(index)) = (patch, &previous) {
         for file in &changed {
             let lang = Lang::from_path(Path::new(&file.walked.path));
@@ -424,11 +426,13 @@ fn update(
             )?;
         }
         let mut prepared = writer.prepare_commit()?;
+        trace(&started, "text prepared");
         let generation = previous_generation + 1;
         let base = index.store().base_generation();
         let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
         let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
             patch.entries.iter().map(|(f, m)| (f, Some(m))).collect();
+        trace(&started, "patch written");
         cache::write_patch(&dir, &entries)?;
         if !targeted {
             cache::write_binary(&dir, &binary)?;
@@ -1002,7 +1006,9 @@ fn prepare_patch(
     for &id in &earlier {
         paths.insert(store.file(id)?.path);
     }
+    let timer = Instant::now();
     let cached = cache::load_some(&index.dir, &paths);
+    trace(&timer, "cache entries loaded");
     let name_id = |name: &str| store.name_id(name);
     let target_name = |sid: u32| Some(store.symbol_name(sid)).filter(|&n| n != store::NONE);
     let prefix_of = |sid: u32| {
@@ -1053,6 +1059,7 @@ fn prepare_patch(
             })
             .collect()
     });
+    trace(&timer, "edited files parsed and resolved");
     let mut rebuilt = match rebuilt {
         Ok(rebuilt) => rebuilt,
         Err(reason) => {
