@@ -1,7 +1,9 @@
 //! `find_symbol`, `find_references`, `search_code`: the index answering the model, in
 //! the same words as over MCP. The first call builds the index if there is none, and
-//! every call first checks that the working tree still matches it (rebuilding when the
-//! agent or anyone else changed files), so answers never come from before an edit.
+//! every call first brings it up to date with the working tree (an incremental update;
+//! files anyone else changed included). The agent's own writes and commands update it
+//! before their results return (see [`IndexTools::after_edit`]), so answers never come
+//! from before an edit.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -99,7 +101,8 @@ impl IndexTools {
     }
 
     /// Brings the index up to date after the agent wrote `path` (absolute; `None` when
-    /// unknown, which walks the tree), before the tool's result goes back to the model:
+    /// unknown or after a command, which walks the tree), before the tool's result goes
+    /// back to the model:
     /// the next `find_symbol` already sees the edit. Only when an index exists (the first
     /// index tool call builds one); a failure here is left to the next index tool call.
     pub fn after_edit(&self, path: Option<PathBuf>) {

@@ -66,9 +66,12 @@ impl Toolbox {
                 Ok(args) => args,
                 Err(e) => return outcome(Err(e)),
             };
-            return outcome(
-                execute_command(&self.workspace, &args, &self.command, on_output, cancel).await,
-            );
+            let result =
+                execute_command(&self.workspace, &args, &self.command, on_output, cancel).await;
+            // A command may have changed any file: walk and update before the result.
+            let index = self.index.clone();
+            let _ = tokio::task::spawn_blocking(move || index.after_edit(None)).await;
+            return outcome(result);
         }
         if crate::is_file_tool(name) {
             let workspace = self.workspace.clone();
@@ -143,6 +146,10 @@ mod tests {
         );
         assert!(!written.is_error, "{}", written.text);
         let index = mcursor_index::Index::open(dir.path()).expect("open");
-        assert!(!index.find(&mcursor_index::FindQuery::exact("written_now")).is_empty());
+        assert!(
+            !index
+                .find(&mcursor_index::FindQuery::exact("written_now"))
+                .is_empty()
+        );
     }
 }
