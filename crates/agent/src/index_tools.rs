@@ -69,10 +69,16 @@ pub fn is_index_tool(name: &str) -> bool {
     matches!(name, "find_symbol" | "find_references" | "search_code")
 }
 
+/// How often index tools walk the tree for changes made by others (the agent's own
+/// writes and commands update the index at once): as often as the MCP server does.
+const EXTERNAL_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The repository's index, opened once and refreshed when files changed.
 pub struct IndexTools {
     root: PathBuf,
     current: Mutex<Option<Arc<Index>>>,
+    /// When the tree was last walked for changes.
+    walked: Mutex<Option<std::time::Instant>>,
 }
 
 fn index_error(e: IndexError) -> ToolError {
@@ -91,12 +97,26 @@ impl IndexTools {
         IndexTools {
             root,
             current: Mutex::new(None),
+            walked: Mutex::new(None),
         }
     }
 
     /// The index, built first when missing and brought up to date with the working tree
-    /// (an unchanged tree costs one walk; `build_index` commits nothing then).
+    /// (an unchanged tree costs one walk; `build_index` commits nothing then). Changes by
+    /// others are looked for at most once per [`EXTERNAL_CHECK_INTERVAL`].
     fn fresh(&self) -> Result<Arc<Index>, ToolError> {
+        let recent = self
+            .walked
+            .lock()
+            .ok()
+            .and_then(|w| *w)
+            .is_some_and(|t| t.elapsed() < EXTERNAL_CHECK_INTERVAL);
+        if recent
+            && let Ok(current) = self.current.lock()
+            && let Some(index) = current.as_ref()
+        {
+            return Ok(index.clone());
+        }
         self.refresh(None)
     }
 
@@ -120,7 +140,11 @@ impl IndexTools {
             changed_paths: changed,
             ..BuildOptions::default()
         };
+        let walks = options.changed_paths.is_none();
         let summary = build_index(&self.root, &options, &|_| {}).map_err(index_error)?;
+        if walks && let Ok(mut walked) = self.walked.lock() {
+            *walked = Some(std::time::Instant::now());
+        }
         if let Some(index) = current.as_ref()
             && index.generation() == summary.generation
         {
@@ -221,11 +245,14 @@ mod tests {
         );
         assert!(dir.path().join(".mcursor").is_dir());
 
+        // An edit by someone else (not through the agent's tools) shows once the next
+        // check for outside changes is due.
         std::fs::write(
             dir.path().join("src/lib.rs"),
             "pub fn load_config() {}\npub fn main() { load_config(); }\n",
         )
         .expect("edit");
+        std::thread::sleep(EXTERNAL_CHECK_INTERVAL + std::time::Duration::from_millis(100));
         let gone = tools
             .run("find_symbol", &json!({"name": "parse_config"}))
             .expect("find");
