@@ -148,7 +148,7 @@ struct WatchArgs {
     /// The repository root to watch.
     path: Option<PathBuf>,
     /// Quiet time after the last change of a burst before the index is updated.
-    #[arg(long, default_value_t = 50, value_name = "MS")]
+    #[arg(long, default_value_t = 30, value_name = "MS")]
     debounce_ms: u64,
     /// Rescan interval when the OS cannot watch the tree (watch limit reached).
     #[arg(long, default_value_t = 2000, value_name = "MS")]

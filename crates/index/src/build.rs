@@ -392,6 +392,13 @@ fn update(
         indexing_threads,
         64 * 1024 * 1024 * indexing_threads,
     )?;
+    // Each update adds a small segment: merge those among themselves, never into the
+    // large segments of the last full build (which would rewrite most of the text index
+    // during an update). tantivy's default puts everything under 10,000 documents in one
+    // layer.
+    let mut merge_policy = tantivy::merge_policy::LogMergePolicy::default();
+    merge_policy.set_min_layer_size(1);
+    writer.set_merge_policy(Box::new(merge_policy));
     // A writer killed before its commit can leave files the next commit would write
     // again under the same names (deletes of a segment at the same opstamp): collect them.
     writer.garbage_collect_files().wait()?;
