@@ -2,7 +2,10 @@
 """How soon a query sees a change: `mcursor index` reruns, `mcursor watch`, branch
 switches, and how the rerun grows with the number of changed files.
 
-    benches/freshness.py [CORPUS] [ROUNDS]
+    benches/freshness.py [CORPUS] [ROUNDS] [SECTION...]
+
+SECTION: rerun, growth, watch, switch (default: all). Sections not run keep their
+previous results in benches/results/freshness.json.
 
 CORPUS defaults to the `rustreg` corpus of benches/corpora.sh (a one-commit git repo);
 the script edits its files and restores them (git) at the end. Build first:
@@ -33,8 +36,11 @@ REPO = Path(__file__).resolve().parent.parent
 BIN = REPO / "target" / "release" / "mcursor"
 CORPUS = Path(sys.argv[1] if len(sys.argv) > 1 else "/tmp/mcursor-corpus/rustreg").resolve()
 ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+SECTIONS = sys.argv[3:] or ["rerun", "growth", "watch", "switch"]
 rng = random.Random(7)
-report = {"corpus": str(CORPUS), "cpus": os.cpu_count(), "rounds": ROUNDS}
+RESULTS = Path(__file__).resolve().parent / "results" / "freshness.json"
+results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+report = {}
 lines_out = []
 
 
@@ -140,11 +146,22 @@ def restore():
 def main():
     restore()
     run(BIN, "index")
-    say(f"corpus {CORPUS}, {os.cpu_count()} cpus, rounds {ROUNDS}")
+    print(f"corpus {CORPUS}, {os.cpu_count()} cpus, rounds {ROUNDS}")
     targets = candidates()
-    say(f"{len(targets)} probe definitions")
+    print(f"{len(targets)} probe definitions")
 
-    # 1. Rerun after a body edit, alternated with a rerun that finds nothing changed.
+    if "rerun" in SECTIONS:
+        section_rerun(targets)
+    if "growth" in SECTIONS:
+        section_growth()
+    if "watch" in SECTIONS:
+        section_watch(targets)
+    if "switch" in SECTIONS:
+        section_switch(targets)
+
+
+def section_rerun(targets):
+    """Rerun after a body edit, alternated with a rerun that finds nothing changed."""
     noop, body, body_index, hinted = [], [], [], []
     for i in range(ROUNDS):
         path, name = targets[i % len(targets)]
@@ -189,8 +206,11 @@ def main():
     say(f"rerun after an interface edit, edit -> query sees it: {ms(interface)}")
     restore()
     run(BIN, "index")
+    finish("rerun")
 
-    # 3. Growth with the number of changed files.
+
+def section_growth():
+    """Growth with the number of changed files."""
     files = all_rust_files()
     growth = {}
     for kind in ("body", "interface"):
@@ -210,25 +230,31 @@ def main():
             growth[f"{kind}_{count}"] = {**ms(times), "patched": summary["patched"]}
             say(f"rerun after {kind} edits of {count} files: {ms(times)} patched={summary['patched']}")
     report["growth_ms"] = growth
+    finish("growth")
 
-    # 4. Watch: edit -> query sees it, one edit at a time.
+
+ABSENT = "absent"
+
+
+def seen_after(change, probes, limit=90.0):
+    """Applies `change`, then polls until every (name, path, line) probe holds: the
+    definition at that line, anywhere in the file (None), or gone (ABSENT)."""
+    started = time.perf_counter()
+    change()
+    pending = list(probes)
+    while pending:
+        name, path, line = pending[0]
+        found = line_of(name, path)
+        if (line == ABSENT and found is None) or (found is not None and line in (None, found)):
+            pending.pop(0)
+        elif time.perf_counter() - started > limit:
+            raise SystemExit(f"watch never showed {name} at {path}:{line}")
+    return (time.perf_counter() - started) * 1000
+
+
+def section_watch(targets):
+    """Watch: edit -> query sees it, one edit at a time."""
     watcher = start_watch()
-
-    def seen_after(change, probes, limit=60.0):
-        """Applies `change`, then polls until every (name, path, line) probe is seen."""
-        started = time.perf_counter()
-        change()
-        pending = list(probes)
-        while pending:
-            name, path, line = pending[0]
-            found = line_of(name, path)
-            # `line` None: the definition only has to exist.
-            if found is not None and line in (None, found):
-                pending.pop(0)
-            elif time.perf_counter() - started > limit:
-                raise SystemExit(f"watch never showed {name} at {path}:{line}")
-        return (time.perf_counter() - started) * 1000
-
     watch = []
     for i in range(ROUNDS * 2):
         path, name = targets[i % len(targets)]
@@ -248,8 +274,12 @@ def main():
     watcher.wait()
     restore()
     run(BIN, "index")
+    finish("watch")
 
-    # 5. Branch switches touching 1,000 files (body edits, then interface edits).
+
+def section_switch(targets):
+    """Branch switches touching 1,000 files (body edits, then interface edits)."""
+    files = all_rust_files()
     storm = rng.sample([t for t in files if t not in {p for p, _ in targets}], 1000)
     probes = targets[:5]
     for kind in ("body", "interface"):
@@ -268,7 +298,10 @@ def main():
         "body": [(n, p, expected[(p, n)] + 1) for p, n in probes],
         "interface": [(f"storm_{len(storm) + k}", p, None) for k, (p, _) in enumerate(probes)],
     }
-    back = [(n, p, expected[(p, n)]) for p, n in probes]
+    back = {
+        "body": [(n, p, expected[(p, n)]) for p, n in probes],
+        "interface": [(f"storm_{len(storm) + k}", p, ABSENT) for k, (p, _) in enumerate(probes)],
+    }
     switch = {}
     for kind in ("body", "interface"):
         rerun = []
@@ -286,7 +319,7 @@ def main():
         watched = []
         for _ in range(3):
             watched.append(seen_after(lambda: git("checkout", "-q", f"bench-{kind}"), after[kind]))
-            seen_after(lambda: git("checkout", "-q", "master"), back)
+            seen_after(lambda: git("checkout", "-q", "master"), back[kind])
         watcher.terminate()
         watcher.wait()
         switch[kind] = {"rerun_ms": ms(rerun), "watch_ms": ms(watched)}
@@ -295,10 +328,20 @@ def main():
     report["branch_switch_1000_files"] = switch
     restore()
     run(BIN, "index")
+    finish("switch")
 
-    out = REPO / "benches" / "results"
-    (out / "freshness.json").write_text(json.dumps(report, indent=2) + "\n")
-    (out / "freshness.txt").write_text("\n".join(lines_out) + "\n")
+
+def finish(section):
+    """Records one section's figures and lines, and rewrites the result files."""
+    global report, lines_out
+    results[section] = {"figures": report, "lines": lines_out}
+    results["corpus"], results["cpus"], results["rounds"] = str(CORPUS), os.cpu_count(), ROUNDS
+    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    text = [f"corpus {CORPUS}, {os.cpu_count()} cpus, rounds {ROUNDS}"]
+    for name in ("rerun", "growth", "watch", "switch"):
+        text += results.get(name, {}).get("lines", [])
+    RESULTS.with_suffix(".txt").write_text("\n".join(text) + "\n")
+    report, lines_out = {}, []
 
 
 try:

@@ -95,9 +95,10 @@ fn search_code(bencher: Bencher, query: &str) {
     });
 }
 
-/// One file edited, then `build_index` brings the index up to date.
+/// One file gains a function, then `build_index` brings the index up to date: the
+/// file's interface changed, so names are resolved across the corpus again.
 #[divan::bench(sample_count = 10, sample_size = 1, max_time = Duration::from_secs(30))]
-fn one_file_update(bencher: Bencher) {
+fn one_file_interface_edit(bencher: Bencher) {
     let corpus = &*RUST;
     let file = corpus.root.join("src/d003/m00321.rs");
     let original = std::fs::read_to_string(&file).expect("generated file");
@@ -110,5 +111,27 @@ fn one_file_update(bencher: Bencher) {
         })
         .bench_values(|()| {
             build_index(&corpus.root, &BuildOptions::default(), &|_| {}).expect("update")
+        });
+}
+
+/// One file's body edited (a comment line on top moves every definition down), then
+/// `build_index` brings the index up to date: written as a patch.
+#[divan::bench(sample_count = 20, sample_size = 1, max_time = Duration::from_secs(30))]
+fn one_file_body_edit(bencher: Bencher) {
+    let corpus = &*RUST;
+    let file = corpus.root.join("src/d004/m00421.rs");
+    let original = std::fs::read_to_string(&file).expect("generated file");
+    let round = std::sync::atomic::AtomicU64::new(0);
+    bencher
+        .with_inputs(|| {
+            let n = round.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let comments = "// edited\n".repeat(1 + (n % 2) as usize);
+            std::fs::write(&file, format!("{comments}{original}")).expect("edit file");
+        })
+        .bench_values(|()| {
+            let summary =
+                build_index(&corpus.root, &BuildOptions::default(), &|_| {}).expect("update");
+            assert!(summary.patched, "a body edit should be a patch");
+            summary
         });
 }

@@ -984,6 +984,10 @@ fn store_summary(
     }
 }
 
+/// Files earlier patches replaced that a new patch still carries along (see
+/// [`prepare_patch`]).
+const MAX_CARRIED_PATCHED_FILES: usize = 256;
+
 /// A patch ready to commit: new records of the files it replaces (this update's edits and
 /// the files earlier patches of the same base replaced), and their cache entries.
 struct Patch {
@@ -1009,6 +1013,11 @@ fn prepare_patch(
     }
     let store = index.store();
     let earlier = store.patched_files();
+    // A patch carries every file patched since the last full resolution, so its cost
+    // grows with them: past this many, resolve in full and start a fresh base.
+    if earlier.len() > MAX_CARRIED_PATCHED_FILES {
+        return None;
+    }
     let mut paths: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
     for &id in &earlier {
         paths.insert(store.file(id)?.path);

@@ -112,9 +112,21 @@ pub fn watch(
             Err(RecvTimeoutError::Timeout) => continue,
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        // Everything already queued belongs to the same update.
+        // Everything already queued belongs to the same update; so does the rest of a
+        // storm (a branch switch, a build writing many files): after a large batch, wait
+        // for a quiet spell so it becomes one update instead of many.
         let mut pending = vec![first];
         pending.extend(rx.try_iter());
+        let storm_started = std::time::Instant::now();
+        while batch_size(&pending) >= STORM_PATHS && storm_started.elapsed() < STORM_WAIT_MAX {
+            match rx.recv_timeout(STORM_QUIET) {
+                Ok(more) => {
+                    pending.push(more);
+                    pending.extend(rx.try_iter());
+                }
+                Err(_) => break,
+            }
+        }
         // The paths events named, as a hint; a rescan walks the whole tree instead.
         let mut relevant = false;
         let mut paths = Some(Vec::new());
@@ -150,6 +162,19 @@ pub fn watch(
     }
     debouncer.stop();
     Ok(())
+}
+
+/// A batch naming this many paths is taken as the start of a storm.
+const STORM_PATHS: usize = 64;
+/// How long a storm must stay quiet before the update starts, and the longest wait.
+const STORM_QUIET: Duration = Duration::from_millis(150);
+const STORM_WAIT_MAX: Duration = Duration::from_secs(3);
+
+fn batch_size(pending: &[DebounceEventResult]) -> usize {
+    pending
+        .iter()
+        .map(|r| r.as_ref().map_or(1, |events| events.iter().map(|e| e.paths.len()).sum()))
+        .sum()
 }
 
 /// Why an event asks for a rescan (the kernel's queue overflowed), if it does.
