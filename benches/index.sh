@@ -23,7 +23,7 @@ echo "cpus: $(nproc)"
 for i in $(seq "$runs"); do
   sync
   parse_ms=$("$bin" debug parse-only "$corpus" | sed -E 's/.*"duration_ms":([0-9]+).*/\1/')
-  /usr/bin/time -f "%M" -o /tmp/mcursor-rss.txt "$bin" index --full --json "$corpus" > /tmp/mcursor-index.json
+  /usr/bin/time -f "%M" -o /tmp/mcursor-rss.txt "$bin" index --full --json --max-file-size 1048576 "$corpus" > /tmp/mcursor-index.json
   index_ms=$(sed -E 's/.*"duration_ms":([0-9]+).*/\1/' /tmp/mcursor-index.json)
   rss_kb=$(cat /tmp/mcursor-rss.txt)
   echo "run $i: parse-only ${parse_ms} ms, index ${index_ms} ms ($(( 100 * parse_ms / index_ms ))% of ceiling), peak RSS $(( rss_kb / 1024 )) MiB"

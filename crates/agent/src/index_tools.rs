@@ -138,7 +138,7 @@ impl IndexTools {
             .map_err(|_| ToolError::Index("the index lock was poisoned".into()))?;
         let options = BuildOptions {
             changed_paths: changed,
-            ..BuildOptions::default()
+            ..BuildOptions::for_root(&self.root)
         };
         let walks = options.changed_paths.is_none();
         let summary = build_index(&self.root, &options, &|_| {}).map_err(index_error)?;

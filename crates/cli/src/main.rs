@@ -119,9 +119,10 @@ struct IndexArgs {
 
 #[derive(Args)]
 struct BuildFlags {
-    /// Skip files larger than this many bytes.
-    #[arg(long, default_value_t = 1024 * 1024, value_name = "BYTES")]
-    max_file_size: u64,
+    /// Skip files larger than this many bytes (default: the limit the index was built
+    /// with, else 1 MiB).
+    #[arg(long, value_name = "BYTES")]
+    max_file_size: Option<u64>,
     /// Worker threads (default: all cores).
     #[arg(long, short = 'j')]
     threads: Option<usize>,
@@ -131,10 +132,11 @@ struct BuildFlags {
 }
 
 impl BuildFlags {
-    fn options(&self, full: bool, lock_wait: LockWait) -> BuildOptions {
+    fn options(&self, root: &Path, full: bool, lock_wait: LockWait) -> BuildOptions {
+        let defaults = BuildOptions::for_root(root);
         BuildOptions {
-            max_file_size: self.max_file_size,
-            threads: self.threads.unwrap_or(BuildOptions::default().threads),
+            max_file_size: self.max_file_size.unwrap_or(defaults.max_file_size),
+            threads: self.threads.unwrap_or(defaults.threads),
             parse_timeout: Duration::from_millis(self.parse_timeout_ms),
             lock_wait,
             full,
@@ -148,7 +150,7 @@ struct WatchArgs {
     /// The repository root to watch.
     path: Option<PathBuf>,
     /// Quiet time after the last change of a burst before the index is updated.
-    #[arg(long, default_value_t = 30, value_name = "MS")]
+    #[arg(long, default_value_t = 20, value_name = "MS")]
     debounce_ms: u64,
     /// Rescan interval when the OS cannot watch the tree (watch limit reached).
     #[arg(long, default_value_t = 2000, value_name = "MS")]
@@ -375,7 +377,7 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
     } else {
         LockWait::Wait
     };
-    let mut options = args.build.options(args.full, lock_wait);
+    let mut options = args.build.options(&root, args.full, lock_wait);
     if !args.changed.is_empty() {
         let changed = args
             .changed
@@ -418,7 +420,7 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
 
     let root = root_for(cwd, &args.path);
     let options = WatchOptions {
-        build: args.build.options(false, LockWait::Wait),
+        build: args.build.options(&root, false, LockWait::Wait),
         debounce: Duration::from_millis(args.debounce_ms),
         poll_interval: Duration::from_millis(args.poll_ms.max(100)),
     };

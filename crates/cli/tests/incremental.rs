@@ -430,3 +430,70 @@ fn killed_updates_leave_an_index_that_opens_and_then_equals_a_fresh_one() {
     assert_eq!(opened, runs);
     assert_eq!(equal, runs);
 }
+
+#[test]
+fn queries_during_updates_see_the_old_or_the_new_generation() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path().to_path_buf();
+    sizable_repo(&root);
+    build_index(&root, &options(false), &|_| {}).expect("first build");
+    let files = source_files(&root);
+    let probe = files[0].clone();
+    let relative = probe
+        .strip_prefix(&root)
+        .expect("inside")
+        .to_string_lossy()
+        .into_owned();
+    let name = names_in_file(&probe);
+
+    let writer_root = root.clone();
+    let writer = std::thread::spawn(move || {
+        let mut rng = SplitMix64::new(5);
+        let mut patched = 0;
+        for i in 0..24 {
+            // Mostly body edits of the probe file (patches), sometimes a new function
+            // somewhere (a full resolution).
+            if i % 6 == 5 {
+                let file = &files[1 + rng.below(files.len() - 1)];
+                let mut text = std::fs::read_to_string(file).expect("read");
+                text.push_str(&format!("\npub fn during_{i}() {{}}\n"));
+                std::fs::write(file, text).expect("edit");
+            } else {
+                body_edit(&mut rng, &probe, i);
+            }
+            let summary = build_index(&writer_root, &options(false), &|_| {}).expect("update");
+            patched += usize::from(summary.patched);
+        }
+        patched
+    });
+    let (mut answers, mut errors) = (0, Vec::new());
+    while !writer.is_finished() {
+        match Index::open(&root) {
+            Ok(index) => {
+                // Whatever generation this is, it opens and answers: the probe's
+                // definition is in the probe file.
+                let hits = index.find(&mcursor_index::FindQuery::exact(&name));
+                if !hits.iter().any(|h| h.path == relative) {
+                    errors.push(format!("{name} not found in {relative}: {hits:?}"));
+                }
+                answers += 1;
+            }
+            Err(e) => errors.push(e.to_string()),
+        }
+    }
+    let patched = writer.join().expect("writer");
+    eprintln!("{answers} answers during 24 updates ({patched} patches), {} errors", errors.len());
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(patched > 0 && answers > 24);
+}
+
+/// The first function a file defines.
+fn names_in_file(file: &Path) -> String {
+    let text = std::fs::read_to_string(file).expect("read");
+    text.lines()
+        .find_map(|l| {
+            let rest = l.trim_start().strip_prefix("pub fn ")?;
+            Some(rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next()?.to_owned())
+        })
+        .expect("a pub fn")
+}

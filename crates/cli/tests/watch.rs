@@ -169,6 +169,14 @@ fn watch_follows_saves_moves_deletes_and_ignores_then_stops_cleanly() {
     eventually(".gitignore edit", || !defined(root, "rewritten_in_place"));
     converges(root, "after the edits");
 
+    // A manual `mcursor index` while watch runs: one writer at a time, so it waits for an
+    // update under way, then finds nothing left to do.
+    std::fs::write(src.join("lib.rs"), "pub fn changed_under_both() {}\n").expect("edit");
+    let manual = common::mcursor(root, &["index"]);
+    assert!(manual.status.success(), "{}", stderr(&manual));
+    eventually("the edit seen by both", || defined(root, "changed_under_both"));
+    converges(root, "after a manual index during watch");
+
     let status = watcher.interrupt();
     assert!(status.success(), "watch exited with {status}");
     assert_eq!(current_dump(root), fresh_dump(root));

@@ -65,6 +65,25 @@ impl Default for BuildOptions {
     }
 }
 
+impl BuildOptions {
+    /// The defaults for updating the index of `root`: the size limit it was built with
+    /// (so an update by a tool that was not told the limit keeps it), else 1 MiB.
+    pub fn for_root(root: &Path) -> BuildOptions {
+        let recorded = crate::Index::open_root(root).ok().and_then(|index| {
+            index
+                .store()
+                .meta()
+                .get("max_file_size")
+                .and_then(|v| v.as_u64())
+        });
+        let defaults = BuildOptions::default();
+        BuildOptions {
+            max_file_size: recorded.unwrap_or(defaults.max_file_size),
+            ..defaults
+        }
+    }
+}
+
 /// Progress reports of a build, for a progress bar.
 #[derive(Debug, Clone)]
 pub enum Progress {

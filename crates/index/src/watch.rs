@@ -35,7 +35,7 @@ impl Default for WatchOptions {
     fn default() -> Self {
         Self {
             build: BuildOptions::default(),
-            debounce: Duration::from_millis(30),
+            debounce: Duration::from_millis(20),
             poll_interval: Duration::from_secs(2),
         }
     }

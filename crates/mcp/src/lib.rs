@@ -261,7 +261,7 @@ impl IndexServer {
             tokio::sync::mpsc::unbounded_channel::<(f64, Option<f64>, String)>();
         let root = self.root.clone();
         let build = tokio::task::spawn_blocking(move || {
-            build_index(&root, &BuildOptions::default(), &|progress| {
+            build_index(&root, &BuildOptions::for_root(&root), &|progress| {
                 let update = match progress {
                     Progress::WaitingForLock { holder } => (
                         0.0,
