@@ -157,6 +157,9 @@ pub fn watch(
             }
         }
         if relevant {
+            if std::env::var_os("MCURSOR_TRACE").is_some() {
+                eprintln!("[mcursor] watch update for {paths:?}");
+            }
             update(report, false, paths);
         }
     }
@@ -184,14 +187,16 @@ fn rescan_reason(event: &DebouncedEvent) -> Option<String> {
         .then(|| "the file watcher's event queue overflowed".to_owned())
 }
 
-/// Whether an event may change what the index holds: anything but our own writes in
-/// `.mcursor/` and git's bookkeeping in `.git/`.
+/// Whether an event may change what the index holds: not a read (every walk, ours
+/// included, opens every directory: counting those would make each update trigger the
+/// next), and not only our own writes in `.mcursor/` or git's bookkeeping in `.git/`.
 fn touches_tree(event: &DebouncedEvent, index_dir: &Path, git_dir: &Path) -> bool {
     event.need_rescan()
-        || event
-            .paths
-            .iter()
-            .any(|p| !(p.starts_with(index_dir) || p.starts_with(git_dir)))
+        || (!event.kind.is_access()
+            && event
+                .paths
+                .iter()
+                .any(|p| !(p.starts_with(index_dir) || p.starts_with(git_dir))))
 }
 
 /// The message for a watcher that could not start, with the fix for the usual cause.
@@ -213,7 +218,9 @@ fn limit_advice(error: &notify::Error, poll: Duration) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use notify_debouncer_full::notify::event::{CreateKind, Event, EventKind, Flag};
+    use notify_debouncer_full::notify::event::{
+        AccessKind, AccessMode, CreateKind, Event, EventKind, Flag,
+    };
     use std::time::Instant;
 
     fn event(path: &str) -> DebouncedEvent {
@@ -230,6 +237,13 @@ mod tests {
         assert!(!touches_tree(&event("/r/.git/index"), index, git));
         assert!(touches_tree(&event("/r/src/a.rs"), index, git));
         assert!(touches_tree(&event("/r/.gitignore"), index, git));
+        // Reads, such as our own walk opening directories, are not changes.
+        let read = DebouncedEvent::new(
+            Event::new(EventKind::Access(AccessKind::Open(AccessMode::Any)))
+                .add_path(PathBuf::from("/r/src")),
+            Instant::now(),
+        );
+        assert!(!touches_tree(&read, index, git));
         let mut overflow = event("/r/.mcursor/lock");
         overflow.event = overflow.event.clone().set_flag(Flag::Rescan);
         assert!(touches_tree(&overflow, index, git));
