@@ -258,8 +258,9 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         }
         writeln!(
             out.stream,
-            "updated in {:.2}s: {}; {} files, {} symbols, {} references (generation {})",
+            "updated in {:.2}s{}: {}; {} files, {} symbols, {} references (generation {})",
             s.duration_ms as f64 / 1000.0,
+            if s.patched { " (patch)" } else { "" },
             parts.join(", "),
             s.files,
             s.symbols,

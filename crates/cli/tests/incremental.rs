@@ -482,7 +482,10 @@ fn queries_during_updates_see_the_old_or_the_new_generation() {
         }
     }
     let patched = writer.join().expect("writer");
-    eprintln!("{answers} answers during 24 updates ({patched} patches), {} errors", errors.len());
+    eprintln!(
+        "{answers} answers during 24 updates ({patched} patches), {} errors",
+        errors.len()
+    );
     assert!(errors.is_empty(), "{errors:?}");
     assert!(patched > 0 && answers > 24);
 }
@@ -493,7 +496,11 @@ fn names_in_file(file: &Path) -> String {
     text.lines()
         .find_map(|l| {
             let rest = l.trim_start().strip_prefix("pub fn ")?;
-            Some(rest.split(|c: char| !(c.is_alphanumeric() || c == '_')).next()?.to_owned())
+            Some(
+                rest.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .next()?
+                    .to_owned(),
+            )
         })
         .expect("a pub fn")
 }

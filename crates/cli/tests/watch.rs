@@ -174,7 +174,9 @@ fn watch_follows_saves_moves_deletes_and_ignores_then_stops_cleanly() {
     std::fs::write(src.join("lib.rs"), "pub fn changed_under_both() {}\n").expect("edit");
     let manual = common::mcursor(root, &["index"]);
     assert!(manual.status.success(), "{}", stderr(&manual));
-    eventually("the edit seen by both", || defined(root, "changed_under_both"));
+    eventually("the edit seen by both", || {
+        defined(root, "changed_under_both")
+    });
     converges(root, "after a manual index during watch");
 
     let status = watcher.interrupt();

@@ -158,7 +158,10 @@ pub fn watch(
         }
         if relevant {
             if std::env::var_os("MCURSOR_TRACE").is_some() {
-                eprintln!("[mcursor] watch update for {paths:?}");
+                match &paths {
+                    Some(p) => eprintln!("[mcursor] update for {} paths: {:?}", p.len(), p.first()),
+                    None => eprintln!("[mcursor] update with a walk"),
+                }
             }
             update(report, false, paths);
         }
@@ -176,7 +179,10 @@ const STORM_WAIT_MAX: Duration = Duration::from_secs(3);
 fn batch_size(pending: &[DebounceEventResult]) -> usize {
     pending
         .iter()
-        .map(|r| r.as_ref().map_or(1, |events| events.iter().map(|e| e.paths.len()).sum()))
+        .map(|r| {
+            r.as_ref()
+                .map_or(1, |events| events.iter().map(|e| e.paths.len()).sum())
+        })
         .sum()
 }
 
