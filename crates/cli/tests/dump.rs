@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{copy_tree, fixture, mcursor, stderr, stdout};
+use common::{copy_tree, fixture, mcursor, source_files, stderr, stdout};
 
 fn index_with(dir: &Path, threads: &str) {
     let output = mcursor(dir, &["index", "-j", threads]);
@@ -38,7 +38,7 @@ fn dumps_do_not_depend_on_threads_or_on_history() {
 
         // Change the first index's tree in every way, and bring its index up to date.
         let root = one.path();
-        let files: Vec<_> = walk(root);
+        let files: Vec<_> = source_files(root);
         let (edited, renamed, deleted) = (&files[0], &files[1], &files[2]);
         let text = std::fs::read_to_string(edited).expect("read");
         std::fs::write(edited, format!("{text}\n// edited\n")).expect("edit");
@@ -68,29 +68,4 @@ fn dumps_do_not_depend_on_threads_or_on_history() {
         index_with(fresh.path(), "2");
         assert_eq!(dump(root), dump(fresh.path()), "{name}: updated != fresh");
     }
-}
-
-/// The fixture's source files, sorted (stable choice of what to edit).
-fn walk(root: &Path) -> Vec<std::path::PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
-            let path = entry.path();
-            if path.file_name().is_some_and(|n| n == ".mcursor") {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| ["rs", "ts", "tsx", "js", "jsx", "mjs"].contains(&e))
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
 }

@@ -154,8 +154,12 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
     );
     assert_eq!(code, 1);
 
-    // With the default 1 MiB limit, the big files are skipped as too large.
-    let summary = index_json(root, &[]);
+    // Without a limit an update keeps the index's (the big file stays indexed); with the
+    // 1 MiB default given explicitly, the big files are skipped as too large.
+    index_json(root, &[]);
+    let (code, _) = query(root, &["search", "minifiedEntry"]);
+    assert_eq!(code, 0, "the index's 8 MiB limit was not kept");
+    let summary = index_json(root, &["--max-file-size", "1048576"]);
     assert_eq!(
         skipped_reason(&summary, "web/huge.js").as_deref(),
         Some("larger than the size limit")

@@ -6,15 +6,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{copy_tree, fixtures_dir, mcursor, mcursor_command, stderr, stdout};
+use common::{copy_tree, fixtures_dir, mcursor, mcursor_command, source_files, stderr, stdout};
 use mcursor_index::{BuildOptions, Index, build_index};
 use mcursor_synth::SplitMix64;
-
-const EXTENSIONS: [&str; 6] = ["rs", "ts", "tsx", "js", "jsx", "mjs"];
 
 /// All three language fixtures side by side in one repository.
 fn mixed_repo() -> tempfile::TempDir {
@@ -41,31 +39,6 @@ fn fresh_dump(root: &Path) -> String {
         .expect("open")
         .dump()
         .expect("dump")
-}
-
-/// Source files under `root` (not the index), sorted.
-fn source_files(root: &Path) -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
-            let path = entry.path();
-            if path.file_name().is_some_and(|n| n == ".mcursor") {
-                continue;
-            }
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| EXTENSIONS.contains(&e))
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// Identifiers defined somewhere in the tree, to write uses and new definitions of.

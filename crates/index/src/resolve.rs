@@ -287,25 +287,38 @@ impl CompactFacts {
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                Some(SymbolRow {
-                    name: name_id(self.name(d))?,
-                    file: fid,
-                    parent: if d.parent == NONE {
-                        NONE
-                    } else {
-                        symbol_base + d.parent
-                    },
-                    line: d.line,
-                    column: d.column,
-                    end_line: d.end_line,
-                    end_column: d.end_column,
-                    kind: d.kind,
-                    qualified: prefix_of(symbol_base + i as u32)?,
-                    signature: self.text(d.signature).to_owned(),
-                    doc: self.text(d.doc).to_owned(),
-                })
+                let qualified = prefix_of(symbol_base + i as u32)?;
+                Some(self.symbol_row(d, name_id(self.name(d))?, fid, symbol_base, qualified))
             })
             .collect()
+    }
+
+    /// The store row of definition `d`, the file's symbols numbered from `symbol_base`.
+    fn symbol_row(
+        &self,
+        d: &Def,
+        name: u32,
+        fid: u32,
+        symbol_base: u32,
+        qualified: String,
+    ) -> SymbolRow {
+        SymbolRow {
+            name,
+            file: fid,
+            parent: if d.parent == NONE {
+                NONE
+            } else {
+                symbol_base + d.parent
+            },
+            line: d.line,
+            column: d.column,
+            end_line: d.end_line,
+            end_column: d.end_column,
+            kind: d.kind,
+            qualified,
+            signature: self.text(d.signature).to_owned(),
+            doc: self.text(d.doc).to_owned(),
+        }
     }
 
     /// Fills the by-name lookups, which are derived data: the facts cache does not store
@@ -818,23 +831,8 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                     kind: d.kind,
                     ecma,
                 });
-                rows.push(SymbolRow {
-                    name: 0,
-                    file: fid,
-                    parent: if d.parent == NONE {
-                        NONE
-                    } else {
-                        base + d.parent
-                    },
-                    line: d.line,
-                    column: d.column,
-                    end_line: d.end_line,
-                    end_column: d.end_column,
-                    kind: d.kind,
-                    qualified,
-                    signature: facts.text(d.signature).to_owned(),
-                    doc: facts.text(d.doc).to_owned(),
-                });
+                // Name ids are assigned once every name is known (below).
+                rows.push(facts.symbol_row(d, 0, fid, base, qualified));
             }
             if let Some(name) = &facts.default_export_name
                 && tables.ecma_default[fid as usize].is_none()

@@ -72,3 +72,28 @@ pub fn query(dir: &Path, args: &[&str]) -> (i32, String) {
     let output = mcursor(dir, args);
     (output.status.code().unwrap_or(-1), stdout(&output))
 }
+
+/// Source files under `root` (not the index), sorted: a stable choice of what to edit.
+pub fn source_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read dir").flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == ".mcursor") {
+                continue;
+            }
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| ["rs", "ts", "tsx", "js", "jsx", "mjs"].contains(&e))
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
