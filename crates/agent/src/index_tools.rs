@@ -9,7 +9,8 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, RefsQuery, SearchQuery, answers, build_index,
+    BuildOptions, FindQuery, Index, IndexError, LockWait, RefsQuery, SearchQuery, answers,
+    build_index,
 };
 use serde_json::{Value, json};
 
@@ -117,7 +118,7 @@ impl IndexTools {
         {
             return Ok(index.clone());
         }
-        self.refresh(None)
+        self.refresh(None, false)
     }
 
     /// Brings the index up to date after the agent wrote `path` (absolute; `None` when
@@ -127,21 +128,38 @@ impl IndexTools {
     /// index tool call builds one); a failure here is left to the next index tool call.
     pub fn after_edit(&self, path: Option<PathBuf>) {
         if self.root.join(mcursor_index::INDEX_DIR).is_dir() {
-            let _ = self.refresh(path.map(|p| vec![p]));
+            let _ = self.refresh(path.map(|p| vec![p]), true);
         }
     }
 
-    fn refresh(&self, changed: Option<Vec<PathBuf>>) -> Result<Arc<Index>, ToolError> {
+    /// Updates the index (`changed`: the files the agent wrote, else a walk). `wait`:
+    /// wait for another writer; without it a lookup answers from the current generation
+    /// while another process writes.
+    fn refresh(&self, changed: Option<Vec<PathBuf>>, wait: bool) -> Result<Arc<Index>, ToolError> {
         let mut current = self
             .current
             .lock()
             .map_err(|_| ToolError::Index("the index lock was poisoned".into()))?;
+        let lookup = !wait && current.is_some();
         let options = BuildOptions {
+            lock_wait: if lookup {
+                LockWait::Fail
+            } else {
+                LockWait::Wait
+            },
             changed_paths: changed,
             ..BuildOptions::for_root(&self.root)
         };
         let walks = options.changed_paths.is_none();
-        let summary = build_index(&self.root, &options, &|_| {}).map_err(index_error)?;
+        let summary = match build_index(&self.root, &options, &|_| {}) {
+            Err(IndexError::Locked { .. }) if lookup => {
+                if let Some(index) = current.as_ref() {
+                    return Ok(index.clone());
+                }
+                return Err(ToolError::Index("the index is being written".into()));
+            }
+            other => other.map_err(index_error)?,
+        };
         if walks && let Ok(mut walked) = self.walked.lock() {
             *walked = Some(std::time::Instant::now());
         }

@@ -1176,11 +1176,25 @@ fn prepare_patch(
     refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     let mut meta = store.meta();
+    let source_bytes = meta
+        .get("source_bytes")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(0);
+    let grown: i64 = changed
+        .iter()
+        .filter_map(|f| {
+            Some(f.size as i64 - store.file(store.file_id(&f.walked.path)?)?.size as i64)
+        })
+        .sum();
     if let Some(object) = meta.as_object_mut() {
         object.remove("patch_of");
         object.remove("patched_files");
         object.remove("generation");
         object.insert("built_unix_ms".into(), unix_ms().into());
+        object.insert(
+            "source_bytes".into(),
+            source_bytes.saturating_add_signed(grown).into(),
+        );
     }
     Some(Patch {
         data: store::StoreData {

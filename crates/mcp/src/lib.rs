@@ -19,8 +19,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, Progress, RefsQuery, SearchQuery, answers,
-    build_index,
+    BuildOptions, FindQuery, Index, IndexError, LockWait, Progress, RefsQuery, SearchQuery,
+    answers, build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -212,32 +212,16 @@ impl IndexServer {
         if let (Some(index), false) = (&state.index, due) {
             return Ok(index.clone());
         }
-        let root = self.root.clone();
-        let previous = state.index.clone();
-        // The index to answer from if it is still current; `None` when it must be built.
-        let current = tokio::task::spawn_blocking(move || {
-            let index = match previous {
-                Some(index) => index,
-                None => match Index::open_root(&root) {
-                    Ok(index) => Arc::new(index),
-                    Err(
-                        IndexError::NoIndex(_)
-                        | IndexError::Io { .. }
-                        | IndexError::FormatMismatch { .. }
-                        | IndexError::Corrupt { .. },
-                    ) => return Ok(None),
-                    Err(e) => return Err(e),
-                },
-            };
-            Ok::<_, IndexError>(index.status().current.then_some(index))
-        })
-        .await
-        .map_err(|e| e.to_string())?
-        .map_err(|e| e.to_string())?;
-        let index = match current {
-            Some(index) => index,
-            None => {
-                self.rebuild(meta, peer).await?;
+        // An unchanged tree costs a walk and commits nothing; a changed one is updated
+        // incrementally (with progress for the caller), and the new generation opened.
+        // While another process writes the index, answer from the current generation
+        // rather than wait (the next check picks the update up).
+        let wait = state.index.is_none();
+        let generation = self.rebuild(meta, peer, wait).await?;
+        let index = match (&state.index, generation) {
+            (Some(index), None) => index.clone(),
+            (Some(index), Some(g)) if index.generation() == g => index.clone(),
+            _ => {
                 let root = self.root.clone();
                 let index = tokio::task::spawn_blocking(move || Index::open_root(&root))
                     .await
@@ -251,17 +235,24 @@ impl IndexServer {
         Ok(index)
     }
 
-    /// Rebuilds the index, forwarding progress to the caller when it asked for it.
+    /// Builds or updates the index, forwarding progress to the caller when it asked for
+    /// it; returns the generation that is current afterwards, or `None` when another
+    /// process holds the writer lock and `wait` is false.
     async fn rebuild(
         &self,
         meta: &RequestMetaObject,
         peer: &Peer<RoleServer>,
-    ) -> Result<(), String> {
+        wait: bool,
+    ) -> Result<Option<u64>, String> {
         let (sender, mut receiver) =
             tokio::sync::mpsc::unbounded_channel::<(f64, Option<f64>, String)>();
         let root = self.root.clone();
         let build = tokio::task::spawn_blocking(move || {
-            build_index(&root, &BuildOptions::for_root(&root), &|progress| {
+            let options = BuildOptions {
+                lock_wait: if wait { LockWait::Wait } else { LockWait::Fail },
+                ..BuildOptions::for_root(&root)
+            };
+            build_index(&root, &options, &|progress| {
                 let update = match progress {
                     Progress::WaitingForLock { holder } => (
                         0.0,
@@ -288,11 +279,11 @@ impl IndexServer {
                 let _ = peer.notify_progress(param).await;
             }
         }
-        build
-            .await
-            .map_err(|e| e.to_string())?
-            .map(|_| ())
-            .map_err(|e| e.to_string())
+        match build.await.map_err(|e| e.to_string())? {
+            Ok(summary) => Ok(Some(summary.generation)),
+            Err(IndexError::Locked { .. }) if !wait => Ok(None),
+            Err(e) => Err(e.to_string()),
+        }
     }
 
     /// Runs a synchronous query against a fresh index on a blocking thread.
