@@ -477,3 +477,52 @@ fn names_in_file(file: &Path) -> String {
         })
         .expect("a pub fn")
 }
+
+#[test]
+fn index_changed_updates_named_files_and_falls_back_to_a_walk() {
+    let repo = mixed_repo();
+    let root = repo.path();
+    let output = mcursor(root, &["index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let config = root.join("rust-basic/src/config.rs");
+    let text = std::fs::read_to_string(&config).expect("read");
+    std::fs::write(&config, format!("// moved down\n{text}")).expect("edit");
+
+    // A body edit of a named file: a patch, and the definition moved.
+    let output = mcursor(
+        root,
+        &["--json", "index", "--changed", "rust-basic/src/config.rs"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert_eq!(summary["patched"], true, "{summary}");
+    let found = stdout(&mcursor(root, &["find", "parse_config", "--json"]));
+    assert!(found.contains("\"line\":12"), "{found}");
+
+    // A new file named with --changed is not in the index: the update walks the tree
+    // (and finds the unnamed edit beside it too).
+    std::fs::write(
+        root.join("rust-basic/src/new.rs"),
+        "pub fn brand_new() {}\n",
+    )
+    .expect("add");
+    std::fs::write(root.join("rust-basic/src/lib.rs"), "pub fn lib_only() {}\n").expect("edit");
+    let output = mcursor(root, &["index", "--changed", "rust-basic/src/new.rs"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stdout(&output).contains("1 changed, 1 added"),
+        "{}",
+        stdout(&output)
+    );
+    for name in ["brand_new", "lib_only"] {
+        assert_eq!(
+            mcursor(root, &["find", name]).status.code(),
+            Some(0),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        Index::open(root).expect("open").dump().expect("dump"),
+        fresh_dump(root)
+    );
+}
