@@ -27,6 +27,7 @@ use std::path::{Path, PathBuf};
 
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use memmap2::Mmap;
+use rayon::prelude::*;
 
 use crate::error::{IndexError, IoContext, Result};
 
@@ -265,12 +266,16 @@ fn encode_section<'a>(
             }
         }
         Section::SymbolsByName => {
-            let mut by_name: Vec<u32> = (0..data.symbols.len() as u32).collect();
-            by_name.sort_by_key(|&i| {
-                let s = &data.symbols[i as usize];
-                (s.name, s.file, s.line, s.column)
-            });
-            out = by_name.iter().flat_map(|v| v.to_le_bytes()).collect();
+            // Sort compact keys, not indices into the rows: the id last makes every key
+            // unique, so the order is the same as a stable sort's.
+            let mut by_name: Vec<[u32; 5]> = data
+                .symbols
+                .iter()
+                .enumerate()
+                .map(|(i, s)| [s.name, s.file, s.line, s.column, i as u32])
+                .collect();
+            by_name.par_sort_unstable();
+            out = by_name.iter().flat_map(|k| k[4].to_le_bytes()).collect();
         }
         Section::Refs => {
             for r in &data.refs {
@@ -286,12 +291,14 @@ fn encode_section<'a>(
             }
         }
         Section::RefsByFile => {
-            let mut by_file: Vec<u32> = (0..data.refs.len() as u32).collect();
-            by_file.sort_by_key(|&i| {
-                let r = &data.refs[i as usize];
-                (r.file, r.line, r.column)
-            });
-            out = by_file.iter().flat_map(|v| v.to_le_bytes()).collect();
+            let mut by_file: Vec<[u32; 4]> = data
+                .refs
+                .iter()
+                .enumerate()
+                .map(|(i, r)| [r.file, r.line, r.column, i as u32])
+                .collect();
+            by_file.par_sort_unstable();
+            out = by_file.iter().flat_map(|k| k[3].to_le_bytes()).collect();
         }
         Section::Meta => {
             let mut meta = data.meta.clone();
@@ -308,9 +315,9 @@ fn encode_section<'a>(
 
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
 ///
-/// Sections are encoded and written one at a time (strings last, once every other section
-/// has added its strings), and the header is written over its placeholder at the end:
-/// only one section's bytes are in memory at once.
+/// Sections are encoded (those without strings in parallel with the others), then
+/// written with the strings last, and the header is written over its placeholder at the
+/// end.
 pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<PathBuf> {
     use std::io::{Seek, SeekFrom};
 
@@ -326,17 +333,40 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
     out.write_all(&vec![0u8; header_len]).at(&tmp_path)?;
     let mut offset = header_len as u64;
     let mut table = Vec::with_capacity(SECTIONS.len());
-    let mut strings = StringsBuilder::default();
-    let order = SECTIONS
-        .iter()
-        .copied()
-        .filter(|s| *s != Section::Strings)
-        .chain(std::iter::once(Section::Strings));
-    for section in order {
-        let bytes = match section {
-            Section::Strings => std::mem::take(&mut strings.bytes),
-            other => encode_section(other, data, &mut strings, generation),
-        };
+    // The sections without strings are encoded on another thread while the ones that
+    // add strings go through the (sequential) strings builder.
+    const PLAIN: [Section; 4] = [
+        Section::SymbolsByName,
+        Section::Refs,
+        Section::RefsByFile,
+        Section::Meta,
+    ];
+    let (plain, (mut with_strings, strings)) = rayon::join(
+        || {
+            PLAIN
+                .par_iter()
+                .map(|&s| {
+                    (
+                        s,
+                        encode_section(s, data, &mut StringsBuilder::default(), generation),
+                    )
+                })
+                .collect::<Vec<_>>()
+        },
+        || {
+            let mut strings = StringsBuilder::default();
+            let encoded: Vec<(Section, Vec<u8>)> = SECTIONS
+                .iter()
+                .copied()
+                .filter(|s| *s != Section::Strings && !PLAIN.contains(s))
+                .map(|s| (s, encode_section(s, data, &mut strings, generation)))
+                .collect();
+            (encoded, strings.bytes)
+        },
+    );
+    with_strings.extend(plain);
+    with_strings.push((Section::Strings, strings));
+    for (section, bytes) in with_strings {
         let aligned = offset.div_ceil(8) * 8;
         out.write_all(&[0u8; 8][..(aligned - offset) as usize])
             .at(&tmp_path)?;
