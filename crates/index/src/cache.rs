@@ -191,21 +191,6 @@ pub(crate) fn write_patch(dir: &Path, entries: &[(&ParsedFile, Option<&FileMemo>
 }
 
 fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]) -> Result<()> {
-    let encoded: Vec<Vec<u8>> = files
-        .par_iter()
-        .map(|(file, memo)| {
-            let entry = CacheEntryRef {
-                path: &file.row.path,
-                hash: file.row.hash,
-                syntax_errors: file.row.syntax_errors,
-                timed_out: file.row.timed_out,
-                facts: file.facts.as_ref(),
-                cargo_package: file.cargo_package.as_deref(),
-                memo: *memo,
-            };
-            postcard::to_stdvec(&entry).unwrap_or_default()
-        })
-        .collect();
     let path = dir.join(name);
     let tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
@@ -215,14 +200,32 @@ fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]
     header.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
     header.extend_from_slice(&(fingerprint.len() as u32).to_le_bytes());
     header.extend_from_slice(fingerprint.as_bytes());
-    header.extend_from_slice(&(encoded.len() as u64).to_le_bytes());
+    header.extend_from_slice(&(files.len() as u64).to_le_bytes());
     out.write_all(&header).at(&path)?;
-    for bytes in &encoded {
-        out.write_all(&(bytes.len() as u32).to_le_bytes())
-            .at(&path)?;
-        out.write_all(&xxhash_rust::xxh3::xxh3_64(bytes).to_le_bytes())
-            .at(&path)?;
-        out.write_all(bytes).at(&path)?;
+    // Encoded in parallel a chunk at a time, so only one chunk's bytes are in memory.
+    for chunk in files.chunks(256) {
+        let encoded: Vec<Vec<u8>> = chunk
+            .par_iter()
+            .map(|(file, memo)| {
+                let entry = CacheEntryRef {
+                    path: &file.row.path,
+                    hash: file.row.hash,
+                    syntax_errors: file.row.syntax_errors,
+                    timed_out: file.row.timed_out,
+                    facts: file.facts.as_ref(),
+                    cargo_package: file.cargo_package.as_deref(),
+                    memo: *memo,
+                };
+                postcard::to_stdvec(&entry).unwrap_or_default()
+            })
+            .collect();
+        for bytes in &encoded {
+            out.write_all(&(bytes.len() as u32).to_le_bytes())
+                .at(&path)?;
+            out.write_all(&xxhash_rust::xxh3::xxh3_64(bytes).to_le_bytes())
+                .at(&path)?;
+            out.write_all(bytes).at(&path)?;
+        }
     }
     let tmp = out.into_inner().map_err(|e| IndexError::Io {
         path: path.clone(),

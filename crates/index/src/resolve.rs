@@ -550,33 +550,36 @@ pub(crate) enum Outcome {
     Drop,
 }
 
-/// A use's resolution context in words: within one file, uses with the same key resolve
-/// the same way (the resolver memoizes on it), so the key outlives the file's parse.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-pub(crate) struct UseKey {
-    name: String,
-    qualifier: Option<String>,
-    kind: RefKind,
-    receiver: bool,
-    /// Modules and container of the enclosing definition; `None` at file level.
-    context: Option<(Vec<String>, Option<String>)>,
-}
-
-impl UseKey {
-    fn of(facts: &CompactFacts, r: &LocalRef) -> UseKey {
-        UseKey {
-            name: facts.string(r.name).to_owned(),
-            qualifier: (r.qualifier != NONE).then(|| facts.string(r.qualifier).to_owned()),
-            kind: r.kind,
-            receiver: r.receiver,
-            context: facts.definitions.get(r.enclosing as usize).map(|d| {
-                (
-                    facts.modules(d).to_vec(),
-                    facts.container(d).map(str::to_owned),
-                )
-            }),
+/// A use's resolution context (name, qualifier, kind, receiver, and the modules and
+/// container of the enclosing definition) as a 64-bit hash: within one file, uses with
+/// the same context resolve the same way (the resolver memoizes on it), so the key
+/// outlives the file's parse. A hash rather than the strings keeps memos small (they are
+/// held for every file during resolution and stored in the facts cache); two contexts of
+/// one file would have to collide in 64 bits to be confused.
+fn use_key(facts: &CompactFacts, r: &LocalRef) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    // Every field length-prefixed, so the encoding is unambiguous.
+    let mut field = |bytes: &[u8]| {
+        hasher.update(&(bytes.len() as u32).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(facts.string(r.name).as_bytes());
+    match r.qualifier {
+        NONE => field(b""),
+        q => field(format!("q{}", facts.string(q)).as_bytes()),
+    }
+    field(&[r.kind as u8, u8::from(r.receiver)]);
+    if let Some(d) = facts.definitions.get(r.enclosing as usize) {
+        field(b"enclosed");
+        for module in facts.modules(d) {
+            field(module.as_bytes());
+        }
+        match facts.container(d) {
+            Some(container) => field(format!("c{container}").as_bytes()),
+            None => field(b""),
         }
     }
+    hasher.digest()
 }
 
 /// How one file's references resolved: per use key and per import. While every file
@@ -585,7 +588,7 @@ impl UseKey {
 /// keys gets its references from the memo instead of the global tables.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileMemo {
-    pub uses: Vec<(UseKey, Outcome)>,
+    pub uses: Vec<(u64, Outcome)>,
     pub imports: Vec<Outcome>,
 }
 
@@ -599,14 +602,14 @@ pub(crate) fn rows_from_memo(
     target_name: &dyn Fn(u32) -> Option<u32>,
     name_id: &dyn Fn(&str) -> Option<u32>,
 ) -> Option<Vec<RefRow>> {
-    let known: HashMap<&UseKey, Outcome> = memo.uses.iter().map(|(k, o)| (k, *o)).collect();
+    let known: HashMap<u64, Outcome> = memo.uses.iter().copied().collect();
     let complete = std::cell::Cell::new(true);
     let mut next_import = memo.imports.iter().copied();
     let rows = emit_refs(
         facts,
         fid,
         symbol_base,
-        |r| match known.get(&UseKey::of(facts, r)) {
+        |r| match known.get(&use_key(facts, r)) {
             Some(&outcome) => outcome,
             None => {
                 complete.set(false);
@@ -997,7 +1000,7 @@ impl Tables<'_> {
                 }
             };
             outcomes.insert(key, outcome);
-            memo.uses.push((UseKey::of(facts, r), outcome));
+            memo.uses.push((use_key(facts, r), outcome));
             outcome
         };
         let mut imports = Vec::with_capacity(facts.imports.len());
