@@ -904,29 +904,17 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
     trace_phase("references sorted", phase);
     // Freeing a few million small allocations takes half a second on a large tree: let
     // it overlap the store write (only the borrowed fields stay behind).
-    let Tables {
-        symbols,
-        by_name,
-        by_member,
-        rust_modules,
-        rust_paths,
-        rust_imports,
-        crate_vocabulary,
-        ecma_exports,
-        ..
-    } = tables;
-    std::thread::spawn(move || {
-        drop((
-            symbols,
-            by_name,
-            by_member,
-            rust_modules,
-            rust_paths,
-            rust_imports,
-            crate_vocabulary,
-            ecma_exports,
-        ))
-    });
+    let owned = (
+        tables.symbols,
+        tables.by_name,
+        tables.by_member,
+        tables.rust_modules,
+        tables.rust_paths,
+        tables.rust_imports,
+        tables.crate_vocabulary,
+        tables.ecma_exports,
+    );
+    std::thread::spawn(move || drop(owned));
     let data = StoreData {
         names,
         files: file_rows,
