@@ -148,7 +148,7 @@ impl IndexTools {
                 LockWait::Wait
             },
             changed_paths: changed,
-            ..BuildOptions::for_root(&self.root)
+            ..BuildOptions::default()
         };
         let walks = options.changed_paths.is_none();
         let summary = match build_index(&self.root, &options, &|_| {}) {

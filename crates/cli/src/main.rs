@@ -132,10 +132,10 @@ struct BuildFlags {
 }
 
 impl BuildFlags {
-    fn options(&self, root: &Path, full: bool, lock_wait: LockWait) -> BuildOptions {
-        let defaults = BuildOptions::for_root(root);
+    fn options(&self, full: bool, lock_wait: LockWait) -> BuildOptions {
+        let defaults = BuildOptions::default();
         BuildOptions {
-            max_file_size: self.max_file_size.unwrap_or(defaults.max_file_size),
+            max_file_size: self.max_file_size,
             threads: self.threads.unwrap_or(defaults.threads),
             parse_timeout: Duration::from_millis(self.parse_timeout_ms),
             lock_wait,
@@ -377,7 +377,7 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
     } else {
         LockWait::Wait
     };
-    let mut options = args.build.options(&root, args.full, lock_wait);
+    let mut options = args.build.options(args.full, lock_wait);
     if !args.changed.is_empty() {
         let changed = args
             .changed
@@ -420,7 +420,7 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
 
     let root = root_for(cwd, &args.path);
     let options = WatchOptions {
-        build: args.build.options(&root, false, LockWait::Wait),
+        build: args.build.options(false, LockWait::Wait),
         debounce: Duration::from_millis(args.debounce_ms),
         poll_interval: Duration::from_millis(args.poll_ms.max(100)),
     };

@@ -33,8 +33,9 @@ use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
 /// Options of one build.
 #[derive(Debug, Clone)]
 pub struct BuildOptions {
-    /// Files larger than this are skipped (default 1 MiB).
-    pub max_file_size: u64,
+    /// Files larger than this are skipped. `None` (the default): the limit the existing
+    /// index was built with, else [`DEFAULT_MAX_FILE_SIZE`].
+    pub max_file_size: Option<u64>,
     /// Worker threads for walking and parsing (default: the machine's cores).
     pub threads: usize,
     /// Deadline for one file's parse and extraction.
@@ -50,10 +51,13 @@ pub struct BuildOptions {
     pub changed_paths: Option<Vec<PathBuf>>,
 }
 
+/// The size limit of a new index when none is given.
+pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
+
 impl Default for BuildOptions {
     fn default() -> Self {
         Self {
-            max_file_size: 1024 * 1024,
+            max_file_size: None,
             threads: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2),
@@ -61,25 +65,6 @@ impl Default for BuildOptions {
             lock_wait: LockWait::Wait,
             full: false,
             changed_paths: None,
-        }
-    }
-}
-
-impl BuildOptions {
-    /// The defaults for updating the index of `root`: the size limit it was built with
-    /// (so an update by a tool that was not told the limit keeps it), else 1 MiB.
-    pub fn for_root(root: &Path) -> BuildOptions {
-        let recorded = crate::Index::open_root(root).ok().and_then(|index| {
-            index
-                .store()
-                .meta()
-                .get("max_file_size")
-                .and_then(|v| v.as_u64())
-        });
-        let defaults = BuildOptions::default();
-        BuildOptions {
-            max_file_size: recorded.unwrap_or(defaults.max_file_size),
-            ..defaults
         }
     }
 }
@@ -232,31 +217,34 @@ pub fn build_index(
         })
     })?;
     prepare_format(&dir)?;
-    if !options.full
-        && let Some(paths) = &options.changed_paths
-        && let Some(previous) = previous_index(&root, options)
-        && let Some(walked) = targeted_walk(&previous, &root, paths, options.max_file_size)
-        && let Some(summary) = update(
-            &root,
-            options,
-            progress,
-            started,
-            Some(previous),
-            walked,
-            None,
-        )?
+    // The existing index, opened once: it gives the size limit when none is asked for,
+    // and is what an update starts from.
+    let existing = crate::Index::open_root(&root).ok();
+    let recorded_limit = existing
+        .as_ref()
+        .and_then(|index| index.store().meta().get("max_file_size")?.as_u64());
+    let limit = options
+        .max_file_size
+        .or(recorded_limit)
+        .unwrap_or(DEFAULT_MAX_FILE_SIZE);
+    let options = &BuildOptions {
+        max_file_size: Some(limit),
+        ..options.clone()
+    };
+    let previous = match existing {
+        Some(index) if !options.full && can_update(&index, limit) => Some(index),
+        _ => None,
+    };
+    if let (Some(paths), Some(index)) = (&options.changed_paths, &previous)
+        && let Some(walked) = targeted_walk(index, &root, paths, limit)
+        && let Some(summary) = update(&root, options, progress, started, Some(index), walked, None)?
     {
         return Ok(summary);
     }
-    let previous = if options.full {
-        None
-    } else {
-        previous_index(&root, options)
-    };
     let (walked, skipped) = walk::walk(
         &root,
         &WalkOptions {
-            max_file_size: options.max_file_size,
+            max_file_size: limit,
             threads: options.threads.max(1),
         },
     );
@@ -265,7 +253,7 @@ pub fn build_index(
         options,
         progress,
         started,
-        previous,
+        previous.as_ref(),
         walked,
         Some(skipped),
     )?
@@ -339,7 +327,7 @@ fn update(
     options: &BuildOptions,
     progress: &(dyn Fn(Progress) + Sync),
     started: Instant,
-    previous: Option<crate::Index>,
+    previous: Option<&crate::Index>,
     walked: Vec<walk::WalkedFile>,
     walk_skips: Option<Vec<Skipped>>,
 ) -> Result<Option<BuildSummary>> {
@@ -466,7 +454,6 @@ fn update(
         prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
         prepared.commit()?;
         writer.wait_merging_threads()?;
-        drop(previous);
         remove_old_generations(&dir, &[generation, base]);
         trace(&started, "patch committed");
         let written = store::Store::open(&path)?;
@@ -624,7 +611,7 @@ fn update(
         "parsed": parsed,
         "skipped": skipped_counts,
         "source_bytes": source_bytes,
-        "max_file_size": options.max_file_size,
+        "max_file_size": options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
         "extraction": mcursor_syntax::extraction_fingerprint(),
         "built_unix_ms": std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -651,7 +638,6 @@ fn update(
     prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
     prepared.commit()?;
     writer.wait_merging_threads()?;
-    drop(previous);
     remove_old_generations(&dir, &[generation]);
     trace(&started, "committed");
 
@@ -844,23 +830,20 @@ fn note_binary(skip: &Skipped, walked: &[walk::WalkedFile], binary: &mut Vec<cac
     }
 }
 
-/// The previous generation, when it can be updated in place of a rebuild: it opens, was
-/// built with the same size limit and the same extraction rules, and its text index is
-/// the one committed with it.
-fn previous_index(root: &Path, options: &BuildOptions) -> Option<crate::Index> {
-    let index = crate::Index::open_root(root).ok()?;
+/// Whether `index` can be updated in place of a rebuild: it was built with size limit
+/// `limit` and the same extraction rules, and its text index is the one committed with it.
+fn can_update(index: &crate::Index, limit: u64) -> bool {
     let meta = index.store().meta();
-    if meta.get("max_file_size").and_then(|v| v.as_u64()) != Some(options.max_file_size) {
-        return None;
-    }
     // Facts extracted under other rules (an upgraded mcursor) are rebuilt.
-    if meta.get("extraction").and_then(|v| v.as_str())
-        != Some(mcursor_syntax::extraction_fingerprint().as_str())
+    if meta.get("max_file_size").and_then(|v| v.as_u64()) != Some(limit)
+        || meta.get("extraction").and_then(|v| v.as_str())
+            != Some(mcursor_syntax::extraction_fingerprint().as_str())
     {
-        return None;
+        return false;
     }
-    let (text_index, _) = text::open(&index.dir.join(TEXT_DIR)).ok()?;
-    (crate::committed_generation(&text_index) == Some(index.generation())).then_some(index)
+    text::open(&index.dir.join(TEXT_DIR)).is_ok_and(|(text_index, _)| {
+        crate::committed_generation(&text_index) == Some(index.generation())
+    })
 }
 
 /// What changed since the previous generation: files it had that are gone or now
@@ -1235,7 +1218,7 @@ pub fn parse_only(root: &Path, options: &BuildOptions) -> Result<ParseOnlyReport
     let (walked, _) = walk::walk(
         &root,
         &WalkOptions {
-            max_file_size: options.max_file_size,
+            max_file_size: options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
             threads,
         },
     );

@@ -250,7 +250,7 @@ impl IndexServer {
         let build = tokio::task::spawn_blocking(move || {
             let options = BuildOptions {
                 lock_wait: if wait { LockWait::Wait } else { LockWait::Fail },
-                ..BuildOptions::for_root(&root)
+                ..BuildOptions::default()
             };
             build_index(&root, &options, &|progress| {
                 let update = match progress {
