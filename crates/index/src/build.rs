@@ -382,6 +382,17 @@ fn update(
         )));
     }
 
+    trace(&started, "compared");
+    let patch = match &previous {
+        Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
+        None => None,
+    };
+    trace(&started, "patch prepared");
+    // A targeted update that cannot be a patch gives up before touching the text index.
+    if targeted && patch.is_none() {
+        return Ok(None);
+    }
+
     let text_dir = dir.join(TEXT_DIR);
     std::fs::create_dir_all(&text_dir).at(&text_dir)?;
     let (text_index, fields) = match text::open_or_create(&text_dir) {
@@ -420,12 +431,6 @@ fn update(
         }
     }
 
-    trace(&started, "compared and text writer opened");
-    let patch = match &previous {
-        Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
-        None => None,
-    };
-    trace(&started, "patch prepared");
     if let (Some(patch), Some(index)) = (patch, &previous) {
         for file in &changed {
             let lang = Lang::from_path(Path::new(&file.walked.path));
@@ -467,10 +472,6 @@ fn update(
             Some(&changes),
         )));
     }
-    if targeted {
-        return Ok(None);
-    }
-
     // Facts of kept files come from the cache; a file it lacks is parsed again.
     let mut cached = if incremental {
         cache::load(&dir)

@@ -786,7 +786,6 @@ pub struct Store {
     base: Option<Layer>,
     /// Sorted by file id (and so by symbol ids).
     patched: Vec<Patched>,
-    ref_count: u32,
 }
 
 impl Store {
@@ -795,12 +794,10 @@ impl Store {
         let top = Layer::open(path)?;
         let meta = top.meta();
         let Some(base_generation) = meta.get("patch_of").and_then(|v| v.as_u64()) else {
-            let ref_count = top.ref_count();
             return Ok(Store {
                 top,
                 base: None,
                 patched: Vec::new(),
-                ref_count,
             });
         };
         let corrupt = |detail: &str| IndexError::Corrupt {
@@ -841,17 +838,10 @@ impl Store {
         if first_symbol_record != top.symbol_count() {
             return Err(corrupt("a patch's symbols disagree with its files"));
         }
-        let replaced: usize = patched
-            .iter()
-            .map(|p| base.refs_in_file(p.file).count())
-            .sum();
-        let ref_count = (base.ref_count() as usize - replaced.min(base.ref_count() as usize)
-            + top.ref_count() as usize) as u32;
         Ok(Store {
             top,
             base: Some(base),
             patched,
-            ref_count,
         })
     }
 
@@ -958,8 +948,18 @@ impl Store {
         self.whole().symbols_named(name)
     }
 
+    /// Counted on demand (it walks the patched files' base references), not on open:
+    /// every query opens the store.
     pub fn ref_count(&self) -> u32 {
-        self.ref_count
+        let Some(base) = &self.base else {
+            return self.top.ref_count();
+        };
+        let replaced: u32 = self
+            .patched
+            .iter()
+            .map(|p| base.refs_in_file(p.file).count() as u32)
+            .sum();
+        base.ref_count().saturating_sub(replaced) + self.top.ref_count()
     }
 
     /// References whose target name is `name_id`, ordered by file and position.
