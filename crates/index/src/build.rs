@@ -1016,12 +1016,17 @@ fn prepare_patch(
     }
     let store = index.store();
     let earlier = store.patched_files();
-    // A patch carries every file patched since the last full resolution, so its cost
-    // grows with them: past this many, resolve in full and start a fresh base.
-    if earlier.len() > MAX_CARRIED_PATCHED_FILES {
+    let mut paths: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
+    // A patch carries every file patched since the last full resolution and not edited
+    // now, so its cost grows with them: past this many, resolve in full and start a
+    // fresh base.
+    let carried = earlier
+        .iter()
+        .filter(|&&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
+        .count();
+    if carried > MAX_CARRIED_PATCHED_FILES {
         return None;
     }
-    let mut paths: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
     for &id in &earlier {
         paths.insert(store.file(id)?.path);
     }
