@@ -9,7 +9,16 @@
 ;   @scope.container    a node whose name qualifies the definitions inside it
 ;   @scope.name         that container's name
 ;   @local.scope        a node that opens a scope for local bindings
-;   @local.definition   a local binding (let, parameter, closure parameter, pattern)
+;   @local.definition   a local binding (let, parameter, closure parameter, pattern), with
+;                       where its value comes from (the receiver pass reads it):
+;     @local.type         its declared type
+;     @local.value        its initializer
+;     @local.element      the collection it iterates (`for x in xs`)
+;     @local.unwrap       the value whose `Some(x)` / `Ok(x)` payload it binds
+;     @local.opaque       a value it comes from in a way not read (visible only after it)
+;     @local.positional   the tuple struct or variant whose positional field it binds
+;     @local.callee       the function of the call a closure declaring it is passed to
+;   @ignore.inside      nothing inside this node is a reference (attributes)
 ; The first pattern that captures a node wins, so specific patterns come before generic ones.
 
 ; ---------------------------------------------------------------- containers
@@ -55,12 +64,19 @@
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @qualifier name: (identifier) @name))) @reference.call
 (call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
 
+; Fields named in struct literals and struct patterns: members of the named type.
+(struct_expression name: (_) @receiver body: (field_initializer_list (field_initializer field: (field_identifier) @name))) @reference.field
+(struct_expression name: (_) @receiver body: (field_initializer_list (shorthand_field_initializer (identifier) @name))) @reference.field
+(struct_pattern type: (_) @receiver (field_pattern name: (field_identifier) @name)) @reference.field
+(struct_pattern type: (_) @receiver (field_pattern name: (shorthand_field_identifier) @name)) @reference.field
+
 ; Macro arguments (`format!("{}", w.get())`) are token trees, not expressions: a name
 ; directly followed by a parenthesized tree is a call, after `.` a method call, after `::`
 ; a path call.
 (token_tree (_) @receiver . "." . (identifier) @name . (token_tree)) @reference.call
 (token_tree (identifier) @qualifier . "::" . (identifier) @name . (token_tree)) @reference.call
 (token_tree (identifier) @name . (token_tree)) @reference.call
+(token_tree (identifier) @qualifier . "::" . (identifier) @name) @reference.identifier
 
 (struct_expression name: (type_identifier) @name) @reference.type
 (struct_expression name: (scoped_type_identifier path: (_) @qualifier name: (type_identifier) @name)) @reference.type
@@ -82,21 +98,34 @@
 (if_expression) @local.scope
 (while_expression) @local.scope
 
-(let_declaration pattern: (identifier) @local.definition)
-(let_declaration pattern: (_ (identifier) @local.definition))
-(let_declaration pattern: (_ (_ (identifier) @local.definition)))
-(let_condition pattern: (_ (identifier) @local.definition))
-(parameter pattern: (identifier) @local.definition)
+; A binding becomes visible after its whole match: `let x = x(..)` uses the outer `x`.
+(let_declaration pattern: (identifier) @local.definition type: (_)? @local.type value: (_)? @local.value)
+(let_declaration pattern: (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
+(let_declaration pattern: (_ (identifier) @local.definition) value: (_)? @local.opaque)
+(let_declaration pattern: (_ (_ (identifier) @local.definition)) value: (_)? @local.opaque)
+(let_condition pattern: (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
+(let_condition pattern: (_ (identifier) @local.definition) value: (_) @local.opaque)
+(let_condition pattern: (_ (_ (identifier) @local.definition)) value: (_) @local.opaque)
+(parameter pattern: (identifier) @local.definition type: (_) @local.type)
 (parameter pattern: (_ (identifier) @local.definition))
+; A closure's parameters take their types from what the closure is passed to: the
+; callee's declared parameter, or for standard types their element (`xs.iter().find(|a| ..)`).
+(call_expression function: (_) @local.callee arguments: (arguments (closure_expression parameters: (closure_parameters (identifier) @local.definition))))
+(call_expression function: (_) @local.callee arguments: (arguments (closure_expression parameters: (closure_parameters (reference_pattern (identifier) @local.definition)))))
 (closure_parameters (identifier) @local.definition)
-(closure_parameters (parameter pattern: (identifier) @local.definition))
-(for_expression pattern: (identifier) @local.definition)
-(for_expression pattern: (_ (identifier) @local.definition))
+(closure_parameters (parameter pattern: (identifier) @local.definition type: (_)? @local.type))
+(for_expression pattern: (identifier) @local.definition value: (_) @local.element)
+(for_expression pattern: (_ (identifier) @local.definition) value: (_) @local.opaque)
+(match_expression value: (_) @local.unwrap body: (match_block (match_arm pattern: (match_pattern (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition)))) (#any-of? @_some "Some" "Ok"))
 (match_pattern (identifier) @local.definition)
 (match_pattern (_ (identifier) @local.definition))
+(tuple_struct_pattern type: (_) @local.positional (identifier) @local.definition)
 (tuple_struct_pattern (identifier) @local.definition)
 (field_pattern pattern: (identifier) @local.definition)
 (field_pattern (shorthand_field_identifier) @local.definition)
+
+; Attributes (`#[test]`, `#[derive(Debug)]`) name no item of the repository.
+(attribute_item) @ignore.inside
 
 ; ------------------------------------------------------------------- imports
 ; Use trees are walked in code (crates/syntax/src/imports.rs); the query only finds them.

@@ -17,6 +17,13 @@
 (module name: [(identifier) (nested_identifier)] @name) @definition.module
 (function_signature name: (identifier) @name) @definition.function
 (interface_body (method_signature name: (property_identifier) @name) @definition.method)
+; `declare class C { m(): void; }`: methods without bodies.
+(class_body (method_signature name: (property_identifier) @name) @definition.method)
+; Constructor parameter properties: `constructor(private x: T, readonly y: U)`.
+(method_definition name: (property_identifier) @_constructor parameters: (formal_parameters (required_parameter (accessibility_modifier) pattern: (identifier) @name) @definition.field) (#eq? @_constructor "constructor"))
+(method_definition name: (property_identifier) @_constructor parameters: (formal_parameters (optional_parameter (accessibility_modifier) pattern: (identifier) @name) @definition.field) (#eq? @_constructor "constructor"))
+(method_definition name: (property_identifier) @_constructor parameters: (formal_parameters (required_parameter "readonly" pattern: (identifier) @name) @definition.field) (#eq? @_constructor "constructor"))
+(method_definition name: (property_identifier) @_constructor parameters: (formal_parameters (optional_parameter "readonly" pattern: (identifier) @name) @definition.field) (#eq? @_constructor "constructor"))
 (abstract_method_signature name: (property_identifier) @name) @definition.method
 (public_field_definition name: (property_identifier) @name) @definition.field
 (interface_body (property_signature name: (property_identifier) @name) @definition.field)
@@ -29,6 +36,15 @@
 (extends_clause value: (identifier) @name) @reference.type
 (nested_type_identifier module: (_) @qualifier name: (type_identifier) @name) @reference.type
 
-(required_parameter pattern: (identifier) @local.definition)
-(optional_parameter pattern: (identifier) @local.definition)
+; Members named by type: properties of an object literal given a declared type
+; (`const c: Config = { onError: null }`) and indexed access types (`Options['delay']`).
+(variable_declarator type: (type_annotation (_) @receiver) value: (object (pair key: (property_identifier) @name))) @reference.field
+(variable_declarator type: (type_annotation (_) @receiver) value: (object (shorthand_property_identifier) @name)) @reference.field
+(lookup_type (_) @receiver (literal_type (string (string_fragment) @name))) @reference.field
+
+(call_expression function: (_) @local.callee arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local.definition))) (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local.definition)))]))
+(new_expression constructor: (_) @local.constructed arguments: (arguments [(arrow_function parameters: (formal_parameters (required_parameter pattern: (identifier) @local.definition))) (function_expression parameters: (formal_parameters (required_parameter pattern: (identifier) @local.definition)))]))
+(required_parameter pattern: (identifier) @local.definition type: (_)? @local.type)
+(optional_parameter pattern: (identifier) @local.definition type: (_)? @local.type)
+(variable_declarator name: (identifier) @local.definition type: (_) @local.type value: (_)? @local.value)
 (required_parameter pattern: (_ (shorthand_property_identifier_pattern) @local.definition))

@@ -95,6 +95,12 @@ enum DebugCommand {
     /// Print every fact of the index, sorted and without generation numbers or times:
     /// two indexes of the same tree print the same.
     Dump,
+    /// Print what extraction finds in one file (definitions with their types, references
+    /// with their receivers, containers, imports), without an index.
+    Facts {
+        /// The source file.
+        file: PathBuf,
+    },
 }
 
 #[derive(Args)]
@@ -352,6 +358,25 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         }
         Command::Debug(DebugCommand::Dump) => {
             out.text(&open(&cwd)?.dump()?)?;
+            Ok(Found::Some)
+        }
+        Command::Debug(DebugCommand::Facts { file }) => {
+            let path = cwd.join(file);
+            let lang = Lang::from_path(&path).with_context(|| {
+                format!(
+                    "{} is not in a language mcursor parses ({})",
+                    path.display(),
+                    Lang::names().collect::<Vec<_>>().join(", ")
+                )
+            })?;
+            let bytes =
+                std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let facts = mcursor_syntax::parse_source(
+                lang,
+                &bytes,
+                &mcursor_syntax::ParseConfig::default(),
+            );
+            out.text(&mcursor_syntax::describe_facts(&facts))?;
             Ok(Found::Some)
         }
     }

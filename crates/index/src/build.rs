@@ -1191,6 +1191,7 @@ fn prepare_patch(
             files,
             symbols,
             refs,
+            overrides: Vec::new(),
             meta,
         },
         ids,

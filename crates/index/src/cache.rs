@@ -313,8 +313,7 @@ mod tests {
                     f.strings.clone(),
                     f.references.len(),
                     f.imports.clone(),
-                    f.definitions_named(f.strings.iter().position(|s| s == "S").unwrap_or(0) as u32)
-                        .count(),
+                    f.definitions_named("S").count(),
                 )
             })
         };

@@ -473,8 +473,8 @@ impl Index {
         match r.target {
             Some(t) => t == target.id,
             None => {
-                let same_family = self.file_lang(r.file).map(Lang::is_ecmascript)
-                    == Lang::parse(target.lang).map(Lang::is_ecmascript);
+                let same_family = self.file_lang(r.file).map(Lang::family)
+                    == Lang::parse(target.lang).map(Lang::family);
                 let Some(kind) = SymbolKind::parse(target.kind) else {
                     return false;
                 };
@@ -502,7 +502,7 @@ impl Index {
         let mut representatives: Vec<&SymbolHit> = Vec::new();
         let mut seen = HashSet::new();
         for t in targets {
-            let family = Lang::parse(t.lang).map(Lang::is_ecmascript);
+            let family = Lang::parse(t.lang).map(Lang::family);
             if seen.insert((t.name.as_str(), family, t.kind)) {
                 representatives.push(t);
             }

@@ -18,6 +18,8 @@
 //! | symbols_by_name | symbol ids sorted by (name, file, line) |
 //! | refs | [`REF_RECORD`] bytes each, sorted by (target name, file, line, column) |
 //! | refs_by_file | ref ids sorted by (file, line, column) |
+//! | overrides | `(member, overridden)` symbol id pairs sorted by member: a method that implements a trait's, an interface's or a base class's |
+//! | overridden_by | the same pairs as `(overridden, member)`, sorted by overridden |
 //! | meta | JSON build summary |
 
 use std::collections::HashMap;
@@ -33,7 +35,7 @@ use crate::error::{IndexError, IoContext, Result};
 
 const MAGIC: &[u8; 8] = b"MCURGRPH";
 /// Bumped whenever the layout of any section changes.
-pub const FORMAT_VERSION: u32 = 3;
+pub const FORMAT_VERSION: u32 = 4;
 const HEADER_BYTES: usize = 24;
 const SECTION_ENTRY_BYTES: usize = 24;
 
@@ -53,9 +55,11 @@ enum Section {
     Refs = 6,
     RefsByFile = 7,
     Meta = 8,
+    Overrides = 9,
+    OverriddenBy = 10,
 }
 
-const SECTIONS: [Section; 8] = [
+const SECTIONS: [Section; 10] = [
     Section::Strings,
     Section::Names,
     Section::Files,
@@ -64,6 +68,8 @@ const SECTIONS: [Section; 8] = [
     Section::Refs,
     Section::RefsByFile,
     Section::Meta,
+    Section::Overrides,
+    Section::OverriddenBy,
 ];
 
 /// How sure the index is about what a reference points to.
@@ -84,24 +90,14 @@ impl Confidence {
     }
 }
 
+/// The language's code in file records (the language table's), 0 for files kept as
+/// text only.
 pub(crate) fn lang_code(lang: Option<Lang>) -> u8 {
-    match lang {
-        None => 0,
-        Some(Lang::Rust) => 1,
-        Some(Lang::TypeScript) => 2,
-        Some(Lang::Tsx) => 3,
-        Some(Lang::JavaScript) => 4,
-    }
+    lang.map_or(0, Lang::store_code)
 }
 
 fn lang_from_code(code: u8) -> Option<Lang> {
-    match code {
-        1 => Some(Lang::Rust),
-        2 => Some(Lang::TypeScript),
-        3 => Some(Lang::Tsx),
-        4 => Some(Lang::JavaScript),
-        _ => None,
-    }
+    Lang::from_store_code(code)
 }
 
 fn kind_code(kind: SymbolKind) -> u8 {
@@ -173,6 +169,10 @@ pub(crate) struct StoreData {
     pub files: Vec<FileRow>,
     pub symbols: Vec<SymbolRow>,
     pub refs: Vec<RefRow>,
+    /// `(member, overridden)`: trait, interface and base-class members their
+    /// implementations answer for. Empty in a patch (a patch keeps every interface, so the
+    /// base's pairs stay true).
+    pub overrides: Vec<(u32, u32)>,
     pub meta: serde_json::Value,
 }
 
@@ -300,6 +300,18 @@ fn encode_section<'a>(
             by_file.par_sort_unstable();
             out = by_file.iter().flat_map(|k| k[3].to_le_bytes()).collect();
         }
+        Section::Overrides | Section::OverriddenBy => {
+            let mut pairs: Vec<(u32, u32)> = if section == Section::Overrides {
+                data.overrides.clone()
+            } else {
+                data.overrides.iter().map(|&(a, b)| (b, a)).collect()
+            };
+            pairs.sort_unstable();
+            for (a, b) in pairs {
+                put_u32(&mut out, a);
+                put_u32(&mut out, b);
+            }
+        }
         Section::Meta => {
             let mut meta = data.meta.clone();
             if let Some(object) = meta.as_object_mut() {
@@ -335,11 +347,13 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
     let mut table = Vec::with_capacity(SECTIONS.len());
     // The sections without strings are encoded on another thread while the ones that
     // add strings go through the (sequential) strings builder.
-    const PLAIN: [Section; 4] = [
+    const PLAIN: [Section; 6] = [
         Section::SymbolsByName,
         Section::Refs,
         Section::RefsByFile,
         Section::Meta,
+        Section::Overrides,
+        Section::OverriddenBy,
     ];
     let (plain, (mut with_strings, strings)) = rayon::join(
         || {
@@ -542,6 +556,8 @@ impl Layer {
             (Section::SymbolsByName, 4),
             (Section::Refs, REF_RECORD),
             (Section::RefsByFile, 4),
+            (Section::Overrides, 8),
+            (Section::OverriddenBy, 8),
         ] {
             if !store.sections.contains_key(&(section as u32))
                 || !store.section(section).len().is_multiple_of(record)
@@ -746,6 +762,18 @@ impl Layer {
         (first..count)
             .take_while(move |&i| name_at(i) == name_id)
             .filter_map(|i| self.reference(i))
+    }
+
+    /// The second ids of the pairs in `section` whose first id is `first`.
+    fn paired(&self, section: Section, first: u32) -> Vec<u32> {
+        let pairs = self.section(section);
+        let count = (pairs.len() / 8) as u32;
+        let first_of = |i: u32| le_u32(pairs, i as usize * 8);
+        let start = partition_point(count, |i| first_of(i) < first);
+        (start..count)
+            .take_while(|&i| first_of(i) == first)
+            .map(|i| le_u32(pairs, i as usize * 8 + 4))
+            .collect()
     }
 
     /// References in file `file`, ordered by position.
@@ -982,6 +1010,17 @@ impl Store {
         }))
     }
 
+    /// The trait, interface or base-class members symbol `id` implements or overrides.
+    pub fn overridden_by(&self, id: u32) -> Vec<u32> {
+        self.whole().paired(Section::Overrides, id)
+    }
+
+    /// The members that implement or override symbol `id` (a trait's, an interface's or a
+    /// base class's member).
+    pub fn implementations_of(&self, id: u32) -> Vec<u32> {
+        self.whole().paired(Section::OverriddenBy, id)
+    }
+
     /// References in file `file`, ordered by position.
     pub fn refs_in_file(&self, file: u32) -> Box<dyn Iterator<Item = RefInfo> + '_> {
         match self.patch_of_file(file) {
@@ -1070,6 +1109,7 @@ mod tests {
                 confidence: Confidence::Resolved,
                 shape: RefShape::Bare,
             }],
+            overrides: vec![(1, 0)],
             meta: serde_json::json!({"files": 1}),
         }
     }

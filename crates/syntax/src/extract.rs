@@ -17,8 +17,10 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, QueryCurs
 
 use crate::imports::collect_imports;
 use crate::lang::{CaptureRole, LanguageSupport};
+use crate::receivers::Converter;
 use crate::{
     Definition, Diagnostic, FileFacts, Lang, ParseConfig, Position, RefKind, Reference, SymbolKind,
+    TypeRef, ValueChain, ValueRoot, ValueStep,
 };
 
 /// Longest signature kept, in characters.
@@ -117,6 +119,55 @@ struct Scope {
     end: usize,
     name: String,
     is_module: bool,
+    /// Index into the file's containers (type-like scopes only).
+    container: Option<u32>,
+}
+
+/// Where a local binding's value comes from.
+#[derive(Clone, Copy)]
+enum BindingSource<'t> {
+    /// Nothing is known (a closure parameter, a pattern the extractor does not read).
+    Nothing,
+    /// Nothing is known, but the binding is visible only after its whole match.
+    Opaque,
+    Type(Node<'t>),
+    Value(Node<'t>),
+    Element(Node<'t>),
+    Unwrap(Node<'t>),
+    /// `{ name } = value`: the value's field of the binding's name.
+    Destructure(Node<'t>),
+    /// `Variant(a, b)`: the variant's positional field the binding sits at.
+    Positional(Node<'t>, usize),
+    /// A closure's parameter: the call's function node (or, `true`, the constructed
+    /// type of `new T(..)`), the closure's argument index, the parameter's index.
+    Callback(Node<'t>, bool, u32, u32),
+}
+
+impl BindingSource<'_> {
+    /// How much a source says; of two captures of one binding, the better one is kept.
+    fn rank(&self) -> u8 {
+        match self {
+            BindingSource::Nothing => 0,
+            BindingSource::Opaque => 1,
+            BindingSource::Positional(..) => 2,
+            BindingSource::Value(_)
+            | BindingSource::Element(_)
+            | BindingSource::Destructure(_)
+            | BindingSource::Callback(..) => 3,
+            BindingSource::Unwrap(_) => 4,
+            BindingSource::Type(_) => 5,
+        }
+    }
+}
+
+/// A local binding (a `let`, a parameter, a loop variable) and where its value comes from.
+struct LocalBinding<'t> {
+    name: String,
+    /// Where the name is written.
+    at: usize,
+    /// From where uses see it: after its initializer, so `let x = x(..)` uses the outer `x`.
+    visible_from: usize,
+    source: BindingSource<'t>,
 }
 
 struct Extractor<'a> {
@@ -132,13 +183,22 @@ impl Extractor<'_> {
         String::from_utf8_lossy(self.source.get(range).unwrap_or_default())
     }
 
-    fn run(self, root: Node<'_>) {
+    fn converter(&self) -> Converter<'_> {
+        Converter {
+            kinds: &self.support.kinds,
+            source: self.source,
+        }
+    }
+
+    fn run(mut self, root: Node<'_>) {
         let mut definitions: HashMap<usize, Candidate> = HashMap::new();
         let mut references: HashMap<usize, Candidate> = HashMap::new();
-        let mut scopes: Vec<Scope> = Vec::new();
+        let mut scopes: Vec<(Node, Scope)> = Vec::new();
         let mut local_scopes: Vec<(usize, usize)> = Vec::new();
-        let mut local_definitions: Vec<(usize, String)> = Vec::new();
+        // Keyed by where the name is written: several patterns may capture one binding.
+        let mut bindings: HashMap<usize, LocalBinding> = HashMap::new();
         let mut import_nodes: Vec<Node> = Vec::new();
+        let mut ignored_ranges: Vec<(usize, usize)> = Vec::new();
 
         let mut cursor = QueryCursor::new();
         // Bounds the memory of in-progress matches on pathological inputs.
@@ -160,6 +220,8 @@ impl Extractor<'_> {
             let mut name = None;
             let mut qualifier = None;
             let mut scope_name = None;
+            let mut local: Option<Node> = None;
+            let mut source = BindingSource::Nothing;
             for capture in m.captures() {
                 let role = self.support.roles[capture.index as usize];
                 match role {
@@ -170,11 +232,32 @@ impl Extractor<'_> {
                     CaptureRole::LocalScope => {
                         local_scopes.push((capture.node.start_byte(), capture.node.end_byte()))
                     }
-                    CaptureRole::LocalDefinition => local_definitions.push((
-                        capture.node.start_byte(),
-                        self.text(capture.node).into_owned(),
-                    )),
+                    CaptureRole::LocalDefinition => local = Some(capture.node),
+                    CaptureRole::LocalType => source = BindingSource::Type(capture.node),
+                    // A declared type wins over the value (which still decides visibility).
+                    CaptureRole::LocalValue => {
+                        if !matches!(source, BindingSource::Type(_)) {
+                            source = BindingSource::Value(capture.node)
+                        }
+                    }
+                    CaptureRole::LocalElement => source = BindingSource::Element(capture.node),
+                    CaptureRole::LocalUnwrap => source = BindingSource::Unwrap(capture.node),
+                    CaptureRole::LocalDestructure => {
+                        source = BindingSource::Destructure(capture.node)
+                    }
+                    CaptureRole::LocalOpaque => source = BindingSource::Opaque,
+                    CaptureRole::LocalPositional => {
+                        source = BindingSource::Positional(capture.node, 0)
+                    }
+                    CaptureRole::LocalCallee => {
+                        source = BindingSource::Callback(capture.node, false, 0, 0)
+                    }
+                    CaptureRole::LocalConstructed => {
+                        source = BindingSource::Callback(capture.node, true, 0, 0)
+                    }
                     CaptureRole::Import => import_nodes.push(capture.node),
+                    CaptureRole::IgnoreInside => ignored_ranges
+                        .push((capture.node.start_byte(), capture.node.end_byte())),
                     CaptureRole::ExportDefault => {
                         self.facts.default_export_name = Some(self.text(capture.node).into_owned())
                     }
@@ -185,16 +268,64 @@ impl Extractor<'_> {
                     | CaptureRole::ScopeModule => main = Some((role, capture.node)),
                 }
             }
+            if let Some(local) = local {
+                // A positional binding's index: its place among the pattern's fields.
+                if let BindingSource::Positional(ty, _) = source {
+                    let index = local.parent().map_or(0, |pattern| {
+                        (0..pattern.named_child_count() as u32)
+                            .filter_map(|i| pattern.named_child(i))
+                            .filter(|c| c.id() != ty.id())
+                            .position(|c| c.id() == local.id())
+                            .unwrap_or(0)
+                    });
+                    source = BindingSource::Positional(ty, index);
+                }
+                if let BindingSource::Callback(callee, constructed, _, _) = source {
+                    source = match callback_position(local, callee) {
+                        Some((argument, parameter)) => {
+                            BindingSource::Callback(callee, constructed, argument, parameter)
+                        }
+                        None => BindingSource::Nothing,
+                    };
+                }
+                // Visible after everything the pattern's match covers (its initializer).
+                let visible_from = m
+                    .captures()
+                    .iter()
+                    .map(|c| c.node.end_byte())
+                    .max()
+                    .unwrap_or(local.end_byte());
+                let visible_from = match source {
+                    BindingSource::Nothing => local.start_byte(),
+                    _ => visible_from,
+                };
+                let binding = LocalBinding {
+                    name: self.text(local).into_owned(),
+                    at: local.start_byte(),
+                    visible_from,
+                    source,
+                };
+                match bindings.get(&binding.at) {
+                    Some(existing) if existing.source.rank() >= binding.source.rank() => {}
+                    _ => {
+                        bindings.insert(binding.at, binding);
+                    }
+                }
+            }
             let Some((role, node)) = main else { continue };
             match role {
                 CaptureRole::ScopeContainer | CaptureRole::ScopeModule => {
                     if let Some(scope_name) = scope_name {
-                        scopes.push(Scope {
-                            start: node.start_byte(),
-                            end: node.end_byte(),
-                            name: self.text(scope_name).into_owned(),
-                            is_module: role == CaptureRole::ScopeModule,
-                        });
+                        scopes.push((
+                            node,
+                            Scope {
+                                start: node.start_byte(),
+                                end: node.end_byte(),
+                                name: self.text(scope_name).into_owned(),
+                                is_module: role == CaptureRole::ScopeModule,
+                                container: None,
+                            },
+                        ));
                     }
                 }
                 CaptureRole::Definition(_) | CaptureRole::Reference(_) => {
@@ -234,25 +365,43 @@ impl Extractor<'_> {
         let definition_names: HashSet<usize> =
             definitions.iter().map(|d| d.name.start_byte()).collect();
 
-        let mut import_ranges: Vec<(usize, usize)> = import_nodes
+        // Names inside imports are the imports' own references; names inside ignored nodes
+        // are none.
+        let mut unreferenced: Vec<(usize, usize)> = import_nodes
             .iter()
             .map(|n| (n.start_byte(), n.end_byte()))
+            .chain(ignored_ranges)
             .collect();
-        import_ranges.sort_unstable();
+        unreferenced.sort_unstable();
+        // Ranges may nest; keep the outermost so the lookup below can test one range.
+        let mut outermost: Vec<(usize, usize)> = Vec::with_capacity(unreferenced.len());
+        for (start, end) in unreferenced {
+            match outermost.last_mut() {
+                Some(last) if start < last.1 => last.1 = last.1.max(end),
+                _ => outermost.push((start, end)),
+            }
+        }
         let inside_import = |pos: usize| {
-            let i = import_ranges.partition_point(|&(start, _)| start <= pos);
-            i > 0 && import_ranges[i - 1].1 > pos
+            let i = outermost.partition_point(|&(start, _)| start <= pos);
+            i > 0 && outermost[i - 1].1 > pos
         };
 
+        // A binding's own name is not a use of anything (`let x = x(..)` binds at `x`),
+        // unless it also names a member (`let Foo { a, .. } = foo` uses the field `a`).
+        let binding_names: HashSet<usize> = bindings.keys().copied().collect();
         let mut references: Vec<Candidate> = references
             .into_values()
             .filter(|r| {
                 let pos = r.name.start_byte();
-                !definition_names.contains(&pos) && !inside_import(pos)
+                !definition_names.contains(&pos)
+                    && (!binding_names.contains(&pos) || r.qualifier.is_some())
+                    && !inside_import(pos)
             })
             .collect();
         references.sort_by_key(|r| r.name.start_byte());
-        let references = self.drop_local_uses(references, &local_scopes, &local_definitions);
+        let mut bindings: Vec<LocalBinding> = bindings.into_values().collect();
+        bindings.sort_by_key(|b| (b.visible_from, b.at));
+        let (references, chains) = self.sweep_locals(references, &local_scopes, &bindings);
 
         if timed_out {
             self.facts.timed_out = true;
@@ -261,20 +410,42 @@ impl Extractor<'_> {
                 message: "extraction stopped at its deadline; facts are partial".into(),
             });
         }
-        self.attach_structure(definitions, references, scopes);
+        let scopes = self.containers(scopes);
+        self.attach_structure(definitions, references, chains, scopes);
     }
 
-    /// Removes references that name a local binding (a `let`, a parameter) visible at the
-    /// use: they are not uses of a global symbol with the same name.
-    fn drop_local_uses<'t>(
+    /// Turns type-like scopes into [`Container`]s (their facts for member lookup); a
+    /// blanket impl's scope is renamed `<T as Trait>`, the name its members carry.
+    fn containers(&mut self, scopes: Vec<(Node<'_>, Scope)>) -> Vec<Scope> {
+        let mut out = Vec::with_capacity(scopes.len());
+        for (node, mut scope) in scopes {
+            if !scope.is_module {
+                let mut container = self.converter().container(node, &scope.name);
+                if container.blanket
+                    && let Some(TypeRef::Named { path, .. }) = &container.implements
+                    && let Some(trait_name) = path.last()
+                {
+                    container.name = format!("<{} as {trait_name}>", scope.name);
+                    scope.name = container.name.clone();
+                }
+                scope.container = Some(self.facts.containers.len() as u32);
+                self.facts.containers.push(container);
+            }
+            out.push(scope);
+        }
+        out
+    }
+
+    /// One sweep over local scopes, bindings and uses in source order. Removes references
+    /// that name a local binding visible at the use (they are not uses of a global symbol
+    /// with the same name), and gives every member use the chain of its receiver, with
+    /// the bindings it goes through replaced by what they were bound to.
+    fn sweep_locals<'t>(
         &self,
         references: Vec<Candidate<'t>>,
         local_scopes: &[(usize, usize)],
-        local_definitions: &[(usize, String)],
-    ) -> Vec<Candidate<'t>> {
-        if local_definitions.is_empty() {
-            return references;
-        }
+        bindings: &[LocalBinding<'t>],
+    ) -> (Vec<Candidate<'t>>, Vec<Option<ValueChain>>) {
         // Events in source order; at one position a scope opens before a binding, and a
         // binding is recorded before a use (so a binding's own name is not a use).
         #[derive(Clone, Copy)]
@@ -284,56 +455,109 @@ impl Extractor<'_> {
             Use(usize),
         }
         let mut events: Vec<(usize, u8, Event)> =
-            Vec::with_capacity(local_scopes.len() + local_definitions.len() + references.len());
+            Vec::with_capacity(local_scopes.len() + bindings.len() + references.len());
         let mut sorted_scopes: Vec<(usize, usize)> = local_scopes.to_vec();
         sorted_scopes.sort_unstable_by_key(|&(s, e)| (s, std::cmp::Reverse(e)));
         sorted_scopes.dedup();
         for (i, &(start, _)) in sorted_scopes.iter().enumerate() {
             events.push((start, 0, Event::Open(i)));
         }
-        for (i, (pos, _)) in local_definitions.iter().enumerate() {
-            events.push((*pos, 1, Event::Bind(i)));
+        for (i, b) in bindings.iter().enumerate() {
+            events.push((b.visible_from, 1, Event::Bind(i)));
         }
         for (i, r) in references.iter().enumerate() {
             events.push((r.name.start_byte(), 2, Event::Use(i)));
         }
         events.sort_by_key(|&(pos, order, _)| (pos, order));
 
-        let mut active: HashMap<&str, u32> = HashMap::new();
+        let converter = self.converter();
+        // What each binding was bound to, computed when it becomes visible.
+        let mut bound: Vec<ValueChain> = Vec::with_capacity(bindings.len());
+        // Name → the bindings of that name now visible, innermost last.
+        let mut active: HashMap<&str, Vec<usize>> = HashMap::new();
         // Each open scope: its end, and the names bound in it.
         let mut stack: Vec<(usize, Vec<&str>)> = Vec::new();
         let mut keep = vec![true; references.len()];
+        let mut chains: Vec<Option<ValueChain>> = vec![None; references.len()];
         for (pos, _, event) in events {
             while stack.last().is_some_and(|(end, _)| *end <= pos) {
                 if let Some((_, names)) = stack.pop() {
                     for name in names {
-                        if let Some(count) = active.get_mut(name) {
-                            *count -= 1;
+                        if let Some(visible) = active.get_mut(name) {
+                            visible.pop();
                         }
                     }
                 }
             }
+            let lookup = |name: &str| -> Option<ValueChain> {
+                let &i = active.get(name)?.last()?;
+                bound.get(i).cloned()
+            };
             match event {
                 Event::Open(i) => stack.push((sorted_scopes[i].1, Vec::new())),
                 Event::Bind(i) => {
+                    let b = &bindings[i];
+                    let chain = match b.source {
+                        BindingSource::Nothing | BindingSource::Opaque => {
+                            ValueChain::unknown()
+                        }
+                        BindingSource::Type(t) => ValueChain {
+                            root: ValueRoot::Typed(converter.type_ref(t)),
+                            steps: Vec::new(),
+                        },
+                        BindingSource::Value(v) => converter.value_chain(v, &lookup),
+                        BindingSource::Element(v) => {
+                            with_step(converter.value_chain(v, &lookup), ValueStep::Element)
+                        }
+                        BindingSource::Unwrap(v) => {
+                            with_step(converter.value_chain(v, &lookup), ValueStep::Unwrap)
+                        }
+                        BindingSource::Destructure(v) => with_step(
+                            converter.value_chain(v, &lookup),
+                            ValueStep::Field(b.name.clone()),
+                        ),
+                        BindingSource::Callback(callee, constructed, argument, parameter) => {
+                            match converter.callee(callee, constructed, &lookup) {
+                                Some(callee) => ValueChain {
+                                    root: ValueRoot::Callback {
+                                        callee,
+                                        argument,
+                                        parameter,
+                                    },
+                                    steps: Vec::new(),
+                                },
+                                None => ValueChain::unknown(),
+                            }
+                        }
+                        BindingSource::Positional(variant, index) => ValueChain {
+                            root: ValueRoot::Typed(converter.type_ref(variant)),
+                            steps: vec![ValueStep::Field(index.to_string())],
+                        },
+                    };
+                    let index = bound.len();
+                    bound.push(chain);
                     if let Some((_, names)) = stack.last_mut() {
-                        let name = local_definitions[i].1.as_str();
-                        names.push(name);
-                        *active.entry(name).or_insert(0) += 1;
+                        names.push(b.name.as_str());
+                        active.entry(b.name.as_str()).or_default().push(index);
                     }
                 }
                 Event::Use(i) => {
                     let r = &references[i];
-                    let unqualified = r.qualifier.is_none();
-                    if unqualified
-                        && matches!(
-                            r.role,
-                            CaptureRole::Reference(RefKind::Identifier | RefKind::Call)
-                        )
-                    {
-                        let name = self.text(r.name);
-                        if active.get(name.as_ref()).is_some_and(|&c| c > 0) {
-                            keep[i] = false;
+                    match r.qualifier {
+                        Some((receiver, true)) => {
+                            chains[i] = Some(converter.value_chain(receiver, &lookup));
+                        }
+                        Some((_, false)) => {}
+                        None => {
+                            if matches!(
+                                r.role,
+                                CaptureRole::Reference(RefKind::Identifier | RefKind::Call)
+                            ) {
+                                let name = self.text(r.name);
+                                if active.get(name.as_ref()).is_some_and(|v| !v.is_empty()) {
+                                    keep[i] = false;
+                                }
+                            }
                         }
                     }
                 }
@@ -341,9 +565,10 @@ impl Extractor<'_> {
         }
         references
             .into_iter()
+            .zip(chains)
             .zip(keep)
-            .filter_map(|(r, keep)| keep.then_some(r))
-            .collect()
+            .filter_map(|(pair, keep)| keep.then_some(pair))
+            .unzip()
     }
 
     /// One sweep in source order gives every definition its modules, container and parent,
@@ -352,6 +577,7 @@ impl Extractor<'_> {
         self,
         definitions: Vec<Candidate<'_>>,
         references: Vec<Candidate<'_>>,
+        chains: Vec<Option<ValueChain>>,
         mut scopes: Vec<Scope>,
     ) {
         scopes.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
@@ -378,6 +604,7 @@ impl Extractor<'_> {
         }
         items.sort_by_key(|(start, end, order, _)| (*start, *end, *order));
 
+        let mut chains: Vec<Option<ValueChain>> = chains;
         let mut scope_stack: Vec<usize> = Vec::new();
         // (end byte, index in facts.definitions)
         let mut definition_stack: Vec<(usize, u32)> = Vec::new();
@@ -406,11 +633,9 @@ impl Extractor<'_> {
                         .map(|&s| scopes[s].name.clone())
                         .collect();
                     let container = scope_stack
-                        .iter()
-                        .rev()
-                        .take_while(|&&s| !scopes[s].is_module)
-                        .map(|&s| scopes[s].name.clone())
-                        .next();
+                        .last()
+                        .map(|&s| &scopes[s])
+                        .filter(|s| !s.is_module);
                     let index = out_definitions.len() as u32;
                     out_definitions.push(self.definition(
                         d,
@@ -433,6 +658,7 @@ impl Extractor<'_> {
                         start_byte: r.name.start_byte() as u32,
                         qualifier: r.qualifier.map(|(q, _)| self.qualifier_text(q)),
                         receiver: r.qualifier.is_some_and(|(_, receiver)| receiver),
+                        receiver_chain: chains.get_mut(i).and_then(Option::take),
                         enclosing: definition_stack.last().map(|&(_, i)| i),
                     });
                 }
@@ -459,41 +685,52 @@ impl Extractor<'_> {
         candidate: &Candidate<'_>,
         kind: SymbolKind,
         modules: Vec<String>,
-        container: Option<String>,
+        container: Option<&Scope>,
         parent: Option<u32>,
     ) -> Definition {
         let node = candidate.node;
-        let outer = declaration_root(node);
+        let outer = self.declaration_root(node);
+        let export = self.support.kinds.syntax.export_statement;
+        let (type_ref, value) = self.converter().definition_type(node);
         Definition {
             name: self.text(candidate.name).into_owned(),
             kind,
             modules,
-            container,
+            container: container.map(|s| s.name.clone()),
+            container_id: container.and_then(|s| s.container),
             start: position(candidate.name.start_position()),
             end: position(node.end_position()),
             start_byte: node.start_byte() as u32,
             end_byte: node.end_byte() as u32,
             signature: self.signature(node),
             doc: self.doc_comment(outer),
-            default_export: outer.kind() == "export_statement"
+            default_export: !export.is_empty()
+                && outer.kind() == export
                 && (0..outer.child_count())
                     .filter_map(|i| outer.child(i))
                     .any(|c| c.kind() == "default"),
             parent,
+            type_ref,
+            value,
+            tuple_fields: self.converter().tuple_fields(node),
+            params: self.converter().definition_params(node),
         }
     }
 
+    /// The definition's head: up to its body, or for a definition without one, its first
+    /// line, continued while brackets are open (a trait method's parameters spread over
+    /// several lines).
     fn signature(&self, node: Node<'_>) -> String {
-        let end = match node.child_by_field_name("body") {
+        let body = node.child_by_field_id(self.support.kinds.field("body"));
+        let end = match body {
             Some(body) => body.start_byte(),
             None => node.end_byte(),
         };
         let bytes = self.source.get(node.start_byte()..end).unwrap_or_default();
         let text = String::from_utf8_lossy(bytes);
-        let text = if node.child_by_field_name("body").is_some() {
-            text
-        } else {
-            Cow::Borrowed(text.lines().next().unwrap_or_default())
+        let text = match body {
+            Some(_) => text,
+            None => Cow::Owned(head_of(&text).to_owned()),
         };
         let mut signature = String::new();
         for word in text.split_whitespace() {
@@ -505,7 +742,10 @@ impl Extractor<'_> {
                 break;
             }
         }
-        let signature = signature.trim_end_matches(['{', ' ']).to_owned();
+        let signature = signature
+            .trim_end_matches(['{', ' '])
+            .trim_end_matches(';')
+            .to_owned();
         truncate_chars(signature, MAX_SIGNATURE_CHARS)
     }
 
@@ -519,18 +759,27 @@ impl Extractor<'_> {
             if s.end_position().row + 1 < next_row {
                 break;
             }
-            match s.kind() {
-                "attribute_item" | "decorator" => {}
-                "line_comment" | "block_comment" | "comment" => {
+            let syntax = self.support.kinds.syntax;
+            let kind = s.kind();
+            match () {
+                _ if syntax.attributes.contains(&kind) => {}
+                _ if syntax.comments.contains(&kind) => {
                     let text = self.text(s);
                     let text = text.trim_end();
-                    if let Some(rest) = text.strip_prefix("///") {
-                        if rest.starts_with('/') {
+                    let (open, close) = syntax.doc_block;
+                    if let Some(rest) = syntax
+                        .doc_line_prefixes
+                        .iter()
+                        .find_map(|p| text.strip_prefix(p))
+                    {
+                        if !syntax.not_doc_prefix.is_empty()
+                            && text.starts_with(syntax.not_doc_prefix)
+                        {
                             break;
                         }
                         lines.push(rest.strip_prefix(' ').unwrap_or(rest).to_owned());
-                    } else if let Some(rest) = text.strip_prefix("/**") {
-                        let body = rest.strip_suffix("*/").unwrap_or(rest);
+                    } else if let Some(rest) = text.strip_prefix(open) {
+                        let body = rest.strip_suffix(close).unwrap_or(rest);
                         let block: Vec<String> = body
                             .lines()
                             .map(|l| {
@@ -563,27 +812,78 @@ impl Extractor<'_> {
     }
 }
 
-/// The statement a definition's comments and `export` keyword attach to: `export const f =
-/// () => {}` is a variable_declarator inside a lexical_declaration inside an export_statement.
-fn declaration_root(node: Node<'_>) -> Node<'_> {
-    let mut current = node;
-    for _ in 0..3 {
-        match current.parent() {
-            Some(parent)
-                if matches!(
-                    parent.kind(),
-                    "lexical_declaration"
-                        | "variable_declaration"
-                        | "export_statement"
-                        | "ambient_declaration"
-                ) =>
-            {
-                current = parent
+impl Extractor<'_> {
+    /// The statement a definition's comments and `export` keyword attach to: `export const
+    /// f = () => {}` is a variable_declarator inside a lexical_declaration inside an
+    /// export_statement (the family's declaration wrappers).
+    fn declaration_root<'t>(&self, node: Node<'t>) -> Node<'t> {
+        let wrappers = self.support.kinds.syntax.declaration_wrappers;
+        let mut current = node;
+        for _ in 0..3 {
+            match current.parent() {
+                Some(parent) if wrappers.contains(&parent.kind()) => current = parent,
+                _ => break,
             }
-            _ => break,
+        }
+        current
+    }
+}
+
+/// The first line of `text`, continued to the line where every bracket opened on it is
+/// closed again.
+fn head_of(text: &str) -> &str {
+    let mut depth = 0i32;
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => depth -= 1,
+            '\n' if depth <= 0 => return &text[..i],
+            _ => {}
         }
     }
-    current
+    text
+}
+
+/// Where a closure parameter sits: the index of the closure among the call's arguments
+/// and of the parameter among the closure's. `callee` is the call's function (or the
+/// constructor of `new`), whose parent holds the `arguments`.
+fn callback_position(parameter: Node<'_>, callee: Node<'_>) -> Option<(u32, u32)> {
+    let arguments = callee.parent()?.child_by_field_name("arguments")?;
+    // Up from the parameter: the node just under the closure's parameter list, then the
+    // closure (the argument).
+    let mut below = parameter;
+    let mut current = parameter.parent()?;
+    let mut in_list = None;
+    for _ in 0..6 {
+        if current.parent().is_some_and(|p| p.id() == arguments.id()) {
+            let closure = current;
+            let argument = position_among(arguments, closure)?;
+            let parameter = match in_list {
+                Some((list, item)) => position_among(list, item)?,
+                // `x => ..`: the single parameter.
+                None => 0,
+            };
+            return Some((argument, parameter));
+        }
+        if in_list.is_none() && current.kind().ends_with("parameters") {
+            in_list = Some((current, below));
+        }
+        below = current;
+        current = current.parent()?;
+    }
+    None
+}
+
+fn position_among(list: Node<'_>, item: Node<'_>) -> Option<u32> {
+    (0..list.named_child_count() as u32)
+        .filter_map(|i| list.named_child(i))
+        .position(|c| c.id() == item.id())
+        .map(|i| i as u32)
+}
+
+fn with_step(mut chain: ValueChain, step: ValueStep) -> ValueChain {
+    chain.steps.push(step);
+    chain
 }
 
 fn position(point: tree_sitter::Point) -> Position {

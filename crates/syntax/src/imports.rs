@@ -8,7 +8,7 @@ use std::borrow::Cow;
 
 use tree_sitter::Node;
 
-use crate::{Import, ImportTarget, Lang, Position};
+use crate::{Family, Import, ImportTarget, Lang, Position};
 
 /// Use trees nested deeper than this are not followed (real code nests two or three).
 const MAX_USE_TREE_DEPTH: usize = 32;
@@ -16,9 +16,12 @@ const MAX_USE_TREE_DEPTH: usize = 32;
 pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> Vec<Import> {
     let mut out = Vec::new();
     for &node in nodes {
-        match lang {
-            Lang::Rust => rust_use(node, source, &mut out),
-            _ => ecma_import(node, source, &mut out),
+        match lang.family() {
+            Family::Rust => rust_use(node, source, &mut out),
+            Family::Ecma if node.kind() == "variable_declarator" => {
+                commonjs_require(node, source, &mut out)
+            }
+            Family::Ecma => ecma_import(node, source, &mut out),
         }
     }
     out
@@ -211,6 +214,81 @@ fn ecma_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
             .any(|c| c.kind() == "namespace_export")
     {
         push("*".into(), Some("*".into()), statement);
+    }
+}
+
+/// `const x = require('./x')` (the module as a namespace), `const { a, b: c } =
+/// require('./x')` (named exports) and `const a = require('./x').a`.
+fn commonjs_require(declarator: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let (Some(name), Some(value)) = (
+        declarator.child_by_field_name("name"),
+        declarator.child_by_field_name("value"),
+    ) else {
+        return;
+    };
+    let (call, property) = match value.kind() {
+        "member_expression" => (
+            value.child_by_field_name("object"),
+            value.child_by_field_name("property"),
+        ),
+        _ => (Some(value), None),
+    };
+    let Some(specifier) = call
+        .and_then(|c| c.child_by_field_name("arguments"))
+        .and_then(|args| args.named_child(0))
+        .filter(|s| s.kind() == "string")
+    else {
+        return;
+    };
+    let module = string_value(specifier, source);
+    let modules = enclosing_modules(declarator, source);
+    let mut push = |local: String, imported: Option<String>, at: Node<'_>| {
+        out.push(Import {
+            local,
+            target: ImportTarget::Module {
+                source: module.clone(),
+                imported,
+            },
+            reexport: false,
+            modules: modules.clone(),
+            start: position(at),
+        });
+    };
+    match (name.kind(), property) {
+        ("identifier", Some(property)) => push(
+            text(name, source).into_owned(),
+            Some(text(property, source).into_owned()),
+            property,
+        ),
+        ("identifier", None) => push(text(name, source).into_owned(), None, name),
+        ("object_pattern", None) => {
+            for i in 0..name.named_child_count() as u32 {
+                let Some(part) = name.named_child(i) else {
+                    continue;
+                };
+                match part.kind() {
+                    "shorthand_property_identifier_pattern" => {
+                        let local = text(part, source).into_owned();
+                        push(local.clone(), Some(local), part)
+                    }
+                    "pair_pattern" => {
+                        if let (Some(key), Some(value)) = (
+                            part.child_by_field_name("key"),
+                            part.child_by_field_name("value"),
+                        ) && value.kind() == "identifier"
+                        {
+                            push(
+                                text(value, source).into_owned(),
+                                Some(text(key, source).into_owned()),
+                                key,
+                            )
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        _ => {}
     }
 }
 

@@ -1,16 +1,22 @@
-//! The language registry: file extension → grammar + extraction query.
+//! The language table: every fact about a supported language in one row.
 //!
-//! Queries are the files under `grammars/`, compiled into the binary. Adding a language
-//! means: a variant here, its grammar crate, its query file, fixtures.
+//! A row names the language, its extensions, its grammar, its query files (from
+//! `grammars/`, compiled into the binary), its resolver [`Family`] and its code in the
+//! store. Everything else that depends on a language reads this table; code that must
+//! treat families differently matches on [`Family`] exhaustively, so a new language can
+//! never fall silently into another's path. Adding a language of an existing family is a
+//! grammar crate, query files and a row here; a new family also adds a
+//! [`crate::family::FamilySyntax`] and a resolver module in `mcursor-index`.
 
 use std::path::Path;
 use std::sync::OnceLock;
 
 use tree_sitter::{Language, Query};
 
+use crate::family::{FamilyKinds, FamilySyntax};
 use crate::{RefKind, SymbolKind};
 
-/// A supported language.
+/// A supported language. Its facts are in its [`LangSpec`] row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Lang {
     Rust,
@@ -19,16 +25,138 @@ pub enum Lang {
     JavaScript,
 }
 
-const RUST_QUERY: &str = include_str!("../../../grammars/rust/tags.scm");
-const ECMA_QUERY: &str = include_str!("../../../grammars/javascript/tags.scm");
-const JSX_QUERY: &str = include_str!("../../../grammars/javascript/jsx.scm");
-const JS_ONLY_QUERY: &str = include_str!("../../../grammars/javascript/js-only.scm");
-const ECMA_FALLBACK_QUERY: &str = include_str!("../../../grammars/javascript/fallback.scm");
-const TS_QUERY: &str = include_str!("../../../grammars/typescript/tags.scm");
-const TS_FALLBACK_QUERY: &str = include_str!("../../../grammars/typescript/fallback.scm");
+/// Languages that resolve names the same way: their files can refer to each other's
+/// definitions, and one resolver serves them all.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Family {
+    Rust,
+    /// JavaScript, TypeScript and TSX.
+    Ecma,
+}
+
+impl Family {
+    pub const ALL: [Family; 2] = [Family::Rust, Family::Ecma];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Family::Rust => "rust",
+            Family::Ecma => "ecmascript",
+        }
+    }
+
+    /// Node kinds of the family's grammars that extraction interprets.
+    pub(crate) fn syntax(self) -> &'static FamilySyntax {
+        match self {
+            Family::Rust => &crate::family::RUST,
+            Family::Ecma => &crate::family::ECMA,
+        }
+    }
+}
+
+/// One query file of `grammars/`.
+pub struct QueryFile {
+    /// Path under `grammars/`, for messages.
+    pub path: &'static str,
+    pub text: &'static str,
+}
+
+macro_rules! query_file {
+    ($path:literal) => {
+        QueryFile {
+            path: $path,
+            text: include_str!(concat!("../../../grammars/", $path)),
+        }
+    };
+}
+
+const RUST_TAGS: QueryFile = query_file!("rust/tags.scm");
+const ECMA_TAGS: QueryFile = query_file!("javascript/tags.scm");
+const JSX: QueryFile = query_file!("javascript/jsx.scm");
+const JS_ONLY: QueryFile = query_file!("javascript/js-only.scm");
+const ECMA_FALLBACK: QueryFile = query_file!("javascript/fallback.scm");
+const TS_TAGS: QueryFile = query_file!("typescript/tags.scm");
+const TS_FALLBACK: QueryFile = query_file!("typescript/fallback.scm");
+
+/// A language's row in the table.
+pub struct LangSpec {
+    pub lang: Lang,
+    /// The lowercase name used in JSON output and `--lang` filters.
+    pub name: &'static str,
+    /// Other words `--lang` accepts.
+    pub aliases: &'static [&'static str],
+    /// File extensions, without the dot.
+    pub extensions: &'static [&'static str],
+    pub family: Family,
+    /// The language's code in the store's file records (0 means "not parsed"). Never
+    /// reused for another language: stores written earlier keep their meaning.
+    pub store_code: u8,
+    grammar: fn() -> Language,
+    /// Query files in order: when several patterns capture one name, the first pattern of
+    /// the combined query wins, so fallbacks go last.
+    pub queries: &'static [QueryFile],
+}
+
+/// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
+pub static LANGUAGES: [LangSpec; 4] = [
+    LangSpec {
+        lang: Lang::Rust,
+        name: "rust",
+        aliases: &["rs"],
+        extensions: &["rs"],
+        family: Family::Rust,
+        store_code: 1,
+        grammar: || tree_sitter_rust::LANGUAGE.into(),
+        queries: &[RUST_TAGS],
+    },
+    LangSpec {
+        lang: Lang::TypeScript,
+        name: "typescript",
+        aliases: &["ts"],
+        extensions: &["ts", "mts", "cts"],
+        family: Family::Ecma,
+        store_code: 2,
+        grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
+        queries: &[ECMA_TAGS, TS_TAGS, TS_FALLBACK, ECMA_FALLBACK],
+    },
+    LangSpec {
+        lang: Lang::Tsx,
+        name: "tsx",
+        aliases: &[],
+        extensions: &["tsx"],
+        family: Family::Ecma,
+        store_code: 3,
+        grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
+        queries: &[JSX, ECMA_TAGS, TS_TAGS, TS_FALLBACK, ECMA_FALLBACK],
+    },
+    LangSpec {
+        lang: Lang::JavaScript,
+        name: "javascript",
+        aliases: &["js", "jsx"],
+        extensions: &["js", "jsx", "mjs", "cjs"],
+        family: Family::Ecma,
+        store_code: 4,
+        grammar: || tree_sitter_javascript::LANGUAGE.into(),
+        queries: &[JSX, ECMA_TAGS, JS_ONLY, ECMA_FALLBACK],
+    },
+];
+
+/// Bumped whenever extraction code (not a query file) changes what it produces, so
+/// indexes built by older rules are rebuilt (see [`extraction_fingerprint`]).
+const EXTRACTION_REVISION: u32 = 2;
 
 impl Lang {
     pub const ALL: [Lang; 4] = [Lang::Rust, Lang::TypeScript, Lang::Tsx, Lang::JavaScript];
+
+    /// This language's row of [`LANGUAGES`].
+    pub fn spec(self) -> &'static LangSpec {
+        let slot = match self {
+            Lang::Rust => 0,
+            Lang::TypeScript => 1,
+            Lang::Tsx => 2,
+            Lang::JavaScript => 3,
+        };
+        &LANGUAGES[slot]
+    }
 
     /// The language of a path, by extension. `None` for files mcursor does not parse.
     pub fn from_path(path: &Path) -> Option<Lang> {
@@ -37,69 +165,54 @@ impl Lang {
     }
 
     pub fn from_extension(ext: &str) -> Option<Lang> {
-        match ext {
-            "rs" => Some(Lang::Rust),
-            "ts" | "mts" | "cts" => Some(Lang::TypeScript),
-            "tsx" => Some(Lang::Tsx),
-            "js" | "jsx" | "mjs" | "cjs" => Some(Lang::JavaScript),
-            _ => None,
-        }
+        LANGUAGES
+            .iter()
+            .find(|spec| spec.extensions.contains(&ext))
+            .map(|spec| spec.lang)
     }
 
     /// The lowercase name used in JSON output and `--lang` filters.
     pub fn as_str(self) -> &'static str {
-        match self {
-            Lang::Rust => "rust",
-            Lang::TypeScript => "typescript",
-            Lang::Tsx => "tsx",
-            Lang::JavaScript => "javascript",
-        }
+        self.spec().name
     }
 
-    /// Accepts the names of [`Lang::as_str`] and common short forms (`rs`, `ts`, `js`).
+    /// Accepts the names of [`Lang::as_str`] and the aliases of each row (`rs`, `ts`, `js`).
     pub fn parse(word: &str) -> Option<Lang> {
-        match word.to_ascii_lowercase().as_str() {
-            "rust" | "rs" => Some(Lang::Rust),
-            "typescript" | "ts" => Some(Lang::TypeScript),
-            "tsx" => Some(Lang::Tsx),
-            "javascript" | "js" | "jsx" => Some(Lang::JavaScript),
-            _ => None,
-        }
+        let word = word.to_ascii_lowercase();
+        LANGUAGES
+            .iter()
+            .find(|spec| spec.name == word || spec.aliases.contains(&word.as_str()))
+            .map(|spec| spec.lang)
     }
 
-    /// Languages whose files can import each other's definitions.
-    pub fn is_ecmascript(self) -> bool {
-        !matches!(self, Lang::Rust)
+    /// The names `--lang` accepts, for help texts and error messages.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        LANGUAGES.iter().map(|spec| spec.name)
     }
 
-    fn grammar(self) -> Language {
-        match self {
-            Lang::Rust => tree_sitter_rust::LANGUAGE.into(),
-            Lang::TypeScript => tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
-            Lang::Tsx => tree_sitter_typescript::LANGUAGE_TSX.into(),
-            Lang::JavaScript => tree_sitter_javascript::LANGUAGE.into(),
-        }
+    pub fn family(self) -> Family {
+        self.spec().family
+    }
+
+    /// The language stored under `code` (see [`LangSpec::store_code`]).
+    pub fn from_store_code(code: u8) -> Option<Lang> {
+        LANGUAGES
+            .iter()
+            .find(|spec| spec.store_code == code)
+            .map(|spec| spec.lang)
+    }
+
+    pub fn store_code(self) -> u8 {
+        self.spec().store_code
     }
 
     fn query_source(self) -> String {
-        match self {
-            Lang::Rust => RUST_QUERY.to_owned(),
-            // Order matters: the first pattern capturing a name wins, fallbacks go last.
-            Lang::TypeScript => {
-                [ECMA_QUERY, TS_QUERY, TS_FALLBACK_QUERY, ECMA_FALLBACK_QUERY].join("\n")
-            }
-            Lang::Tsx => [
-                JSX_QUERY,
-                ECMA_QUERY,
-                TS_QUERY,
-                TS_FALLBACK_QUERY,
-                ECMA_FALLBACK_QUERY,
-            ]
-            .join("\n"),
-            Lang::JavaScript => {
-                [JSX_QUERY, ECMA_QUERY, JS_ONLY_QUERY, ECMA_FALLBACK_QUERY].join("\n")
-            }
-        }
+        self.spec()
+            .queries
+            .iter()
+            .map(|q| q.text)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// The compiled grammar and query, built once per process.
@@ -110,12 +223,10 @@ impl Lang {
             OnceLock::new(),
             OnceLock::new(),
         ];
-        let slot = match self {
-            Lang::Rust => 0,
-            Lang::TypeScript => 1,
-            Lang::Tsx => 2,
-            Lang::JavaScript => 3,
-        };
+        let slot = LANGUAGES
+            .iter()
+            .position(|spec| spec.lang == self)
+            .unwrap_or(0);
         CELLS[slot]
             .get_or_init(|| LanguageSupport::build(self))
             .as_ref()
@@ -155,6 +266,29 @@ pub(crate) enum CaptureRole {
     ScopeName,
     LocalScope,
     LocalDefinition,
+    /// The declared type of a local binding.
+    LocalType,
+    /// The value a local binding is initialized with.
+    LocalValue,
+    /// The collection a loop binding takes its elements from.
+    LocalElement,
+    /// The value a pattern like `Some(x)` / `Ok(x)` unwraps into the binding.
+    LocalUnwrap,
+    /// The value a destructuring pattern (`{ a, b } = value`) takes the binding from.
+    LocalDestructure,
+    /// The tuple struct or variant a pattern binding is a positional field of
+    /// (`Kind::V(x)`).
+    LocalPositional,
+    /// The function of a call whose closure argument declares the binding as a
+    /// parameter (`xs.find(|x| ..)`: `xs.find`).
+    LocalCallee,
+    /// Likewise for `new T(..)`: the constructed type.
+    LocalConstructed,
+    /// Something the binding comes from in a way extraction does not read: the binding is
+    /// visible only after it (`let (a, b) = f(a)` uses the outer `a`).
+    LocalOpaque,
+    /// Nothing inside this node is a reference (Rust attributes).
+    IgnoreInside,
     Import,
     ExportDefault,
     Ignored,
@@ -181,6 +315,16 @@ impl CaptureRole {
             "scope.name" => CaptureRole::ScopeName,
             "local.scope" => CaptureRole::LocalScope,
             "local.definition" => CaptureRole::LocalDefinition,
+            "local.type" => CaptureRole::LocalType,
+            "local.value" => CaptureRole::LocalValue,
+            "local.element" => CaptureRole::LocalElement,
+            "local.unwrap" => CaptureRole::LocalUnwrap,
+            "local.destructure" => CaptureRole::LocalDestructure,
+            "local.opaque" => CaptureRole::LocalOpaque,
+            "local.positional" => CaptureRole::LocalPositional,
+            "local.callee" => CaptureRole::LocalCallee,
+            "local.constructed" => CaptureRole::LocalConstructed,
+            "ignore.inside" => CaptureRole::IgnoreInside,
             "import" => CaptureRole::Import,
             "export.default" => CaptureRole::ExportDefault,
             other if other.starts_with('_') => CaptureRole::Ignored,
@@ -195,11 +339,13 @@ pub struct LanguageSupport {
     pub(crate) language: Language,
     pub(crate) query: Query,
     pub(crate) roles: Vec<CaptureRole>,
+    /// The family's node kinds, resolved to this grammar's ids.
+    pub(crate) kinds: FamilyKinds,
 }
 
 impl LanguageSupport {
     fn build(lang: Lang) -> Result<Self, QueryError> {
-        let language = lang.grammar();
+        let language = (lang.spec().grammar)();
         let query = Query::new(&language, &lang.query_source()).map_err(|e| QueryError {
             lang,
             message: format!("line {}: {}", e.row + 1, e.message),
@@ -210,39 +356,44 @@ impl LanguageSupport {
             .map(|name| CaptureRole::from_capture_name(name))
             .collect::<Result<Vec<_>, _>>()
             .map_err(|message| QueryError { lang, message })?;
+        let kinds = FamilyKinds::new(lang.family().syntax(), &language);
         Ok(Self {
             lang,
             language,
             query,
             roles,
+            kinds,
         })
     }
 }
 
-/// Compiles every query for every language; the first failure is returned.
-/// Names the extraction rules this build applies: the crate version and a hash of every
-/// query file. An index built under another fingerprint holds facts these rules would not
-/// produce, so the indexer rebuilds it even when no source file changed.
+/// Names the extraction rules this build applies: the crate version, the extraction
+/// code's revision and a hash of every query file. An index built under another
+/// fingerprint holds facts these rules would not produce, so the indexer rebuilds it even
+/// when no source file changed.
 pub fn extraction_fingerprint() -> String {
     // FNV-1a: stable across Rust releases, unlike `DefaultHasher`.
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for query in [
-        RUST_QUERY,
-        ECMA_QUERY,
-        JSX_QUERY,
-        JS_ONLY_QUERY,
-        ECMA_FALLBACK_QUERY,
-        TS_QUERY,
-        TS_FALLBACK_QUERY,
-    ] {
-        for byte in query.bytes().chain([0]) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
+    let mut seen: Vec<&str> = Vec::new();
+    for spec in &LANGUAGES {
+        for query in spec.queries {
+            if seen.contains(&query.path) {
+                continue;
+            }
+            seen.push(query.path);
+            for byte in query.text.bytes().chain([0]) {
+                hash ^= u64::from(byte);
+                hash = hash.wrapping_mul(0x0100_0000_01b3);
+            }
         }
     }
-    format!("{}-{hash:016x}", env!("CARGO_PKG_VERSION"))
+    format!(
+        "{}-r{EXTRACTION_REVISION}-{hash:016x}",
+        env!("CARGO_PKG_VERSION")
+    )
 }
 
+/// Compiles every query for every language; the first failure is returned.
 pub fn check_all_queries() -> Result<(), QueryError> {
     for lang in Lang::ALL {
         lang.support().map_err(Clone::clone)?;
@@ -259,6 +410,24 @@ mod tests {
         if let Err(e) = check_all_queries() {
             panic!("{e}");
         }
+    }
+
+    #[test]
+    fn the_table_is_consistent() {
+        for lang in Lang::ALL {
+            assert_eq!(lang.spec().lang, lang, "{lang:?} finds another row");
+            assert_eq!(Lang::parse(lang.as_str()), Some(lang));
+            assert_eq!(Lang::from_store_code(lang.store_code()), Some(lang));
+            assert_ne!(lang.store_code(), 0, "0 means not parsed");
+            for ext in lang.spec().extensions {
+                assert_eq!(Lang::from_extension(ext), Some(lang), "{ext}");
+            }
+        }
+        let mut codes: Vec<u8> = LANGUAGES.iter().map(|s| s.store_code).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        assert_eq!(codes.len(), LANGUAGES.len(), "store codes must be unique");
+        assert_eq!(Lang::ALL.len(), LANGUAGES.len());
     }
 
     #[test]

@@ -18,14 +18,21 @@
 //! assert_eq!(facts.references[0].name, "helper");
 //! ```
 
+mod describe;
 mod extract;
+mod family;
 mod imports;
 mod lang;
+mod receivers;
 
 use std::time::Duration;
 
+pub use describe::{describe_chain, describe_facts, describe_type};
 pub use extract::{EXPRESSION_QUALIFIER, parse_source};
-pub use lang::{Lang, LanguageSupport, QueryError, check_all_queries, extraction_fingerprint};
+pub use lang::{
+    Family, LANGUAGES, Lang, LangSpec, LanguageSupport, QueryError, QueryFile, check_all_queries,
+    extraction_fingerprint,
+};
 
 /// What a definition is. The lowercase word is part of the CLI's JSON contract.
 #[derive(
@@ -185,6 +192,132 @@ pub struct Position {
     pub column: u32,
 }
 
+/// A type as written in source, reduced to what finding a member on it needs. Names are
+/// not resolved here (that needs the whole repository); generic parameters are replaced by
+/// their bounds, references and parentheses are looked through.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum TypeRef {
+    /// A named type with its type arguments: `Vec<Foo>` is `["Vec"]` with `[Foo]`,
+    /// `crate::a::B` is `["crate", "a", "B"]`, `ns.Foo` is `["ns", "Foo"]`.
+    Named {
+        path: Vec<String>,
+        args: Vec<TypeRef>,
+    },
+    /// `Self` or `this`: the type the enclosing container defines members of.
+    SelfType,
+    /// A type known only by what it implements: `impl A + B`, `dyn A`, a type parameter
+    /// `T: A` or `T extends A`.
+    Bounds(Vec<TypeRef>),
+    /// `[T]`, `[T; n]`, `T[]`.
+    Array(Box<TypeRef>),
+    /// A function type: `Fn(A, B) -> R`, `fn(A) -> R`, `(a: A, b: B) => R`.
+    Function {
+        params: Vec<TypeRef>,
+        ret: Box<TypeRef>,
+    },
+    /// A type the language itself defines: `str`, `u32`, `string`, tuples, function types,
+    /// literal types. Never a type of the repository.
+    Builtin(String),
+    /// Nothing is known (`any`, `_`, a form mcursor does not read).
+    Unknown,
+}
+
+/// Where a value chain starts.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ValueRoot {
+    /// `self`, `this`.
+    SelfValue,
+    /// `super`.
+    Super,
+    /// A value of a known type: a binding with a declared type, a literal, `new T()`,
+    /// `T { .. }`, `x as T`.
+    Typed(TypeRef),
+    /// A name or path not bound locally: a constant, a static, a global, a namespace, a
+    /// type used as a value (`Foo.create()`).
+    Path(Vec<String>),
+    /// What calling a path returns: `f()`, `Foo::new()`, `a::b::f()`.
+    Call(Vec<String>),
+    /// Parameter `parameter` of a closure passed as argument `argument` to a call: its
+    /// type comes from the callee's declared parameter (`items.find(|a| ..)`,
+    /// `new Observable((subscriber) => ..)`).
+    Callback {
+        callee: Callee,
+        argument: u32,
+        parameter: u32,
+    },
+    /// Nothing is known (a closure parameter, an untyped parameter, an unsupported form).
+    Unknown,
+}
+
+/// What a call with a closure argument calls.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Callee {
+    /// `receiver.name(..)`.
+    Method {
+        receiver: Box<ValueChain>,
+        name: String,
+    },
+    /// `path(..)`.
+    Function(Vec<String>),
+    /// `new Type(..)`.
+    Constructor(TypeRef),
+}
+
+/// One step of a value chain.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum ValueStep {
+    /// `.name`: a field or property.
+    Field(String),
+    /// `.name(..)`: what a method returns.
+    Call(String),
+    /// `?`, `!`, and the payload of `Some(x)` / `Ok(x)` patterns.
+    Unwrap,
+    /// `[i]`.
+    Index,
+    /// An element of the collection (`for x in xs`, `for (const x of xs)`).
+    Element,
+    /// `await x`, `x.await`.
+    Await,
+}
+
+/// A value as a chain from a root: `self.config.load()?` is `SelfValue`, then
+/// `Field(config)`, `Call(load)`, `Unwrap`. Local bindings are already replaced by what
+/// they were bound to, so a chain needs only the repository's definitions to evaluate.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ValueChain {
+    pub root: ValueRoot,
+    pub steps: Vec<ValueStep>,
+}
+
+impl ValueChain {
+    pub fn unknown() -> Self {
+        ValueChain {
+            root: ValueRoot::Unknown,
+            steps: Vec::new(),
+        }
+    }
+}
+
+/// A node whose name qualifies the definitions inside it (an `impl` block, a class, a
+/// trait, an interface, a struct or enum), with what the resolver needs to find members:
+/// the type it defines members of, and what that type implements or extends.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Container {
+    /// The name definitions inside it carry as their container.
+    pub name: String,
+    /// The type whose members are defined inside: the `impl` target, or the class,
+    /// trait or struct itself.
+    pub self_type: TypeRef,
+    /// `impl Trait for Type`: the trait.
+    pub implements: Option<TypeRef>,
+    /// Supertraits, `extends`, `implements`.
+    pub supertypes: Vec<TypeRef>,
+    /// A trait or interface: `self` inside it is whatever implements it.
+    pub is_abstract: bool,
+    /// `impl<T: Bound> Trait for T`: the impl is for every type its bounds allow.
+    pub blanket: bool,
+}
+
 /// One definition found in a file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Definition {
@@ -207,6 +340,18 @@ pub struct Definition {
     pub default_export: bool,
     /// Index of the innermost definition containing this one.
     pub parent: Option<u32>,
+    /// Index into [`FileFacts::containers`] of the container the definition is a member of.
+    pub container_id: Option<u32>,
+    /// The declared type of a field, constant, static or variable; the return type of a
+    /// function or method; the aliased type of a type alias.
+    pub type_ref: Option<TypeRef>,
+    /// A variable's initial value, when it declares no type (`const x = new Foo()`).
+    pub value: Option<ValueChain>,
+    /// The types of a tuple struct's or tuple variant's fields, in order (`.0`, `.1`).
+    pub tuple_fields: Vec<TypeRef>,
+    /// A function's or method's declared parameter types, in order (`self` and `this`
+    /// left out), for closures passed to it.
+    pub params: Vec<TypeRef>,
 }
 
 /// One use of a name.
@@ -221,6 +366,8 @@ pub struct Reference {
     pub qualifier: Option<String>,
     /// The qualifier is a value (`self.run()`, `user.name`) rather than a path or namespace.
     pub receiver: bool,
+    /// For a member use, the receiver as a value chain (locals already substituted).
+    pub receiver_chain: Option<ValueChain>,
     /// Index of the innermost definition containing this use.
     pub enclosing: Option<u32>,
 }
@@ -265,6 +412,7 @@ pub struct Diagnostic {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct FileFacts {
     pub definitions: Vec<Definition>,
+    pub containers: Vec<Container>,
     pub references: Vec<Reference>,
     pub imports: Vec<Import>,
     /// `export default someName;` names an existing binding as the default export.

@@ -1,0 +1,388 @@
+//! One parsed file's facts in the compact form the resolver keeps for every file of the
+//! tree at once (and the facts cache stores): strings interned per file, definitions and
+//! references as plain integers, types and value chains deduplicated per file.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use mcursor_syntax::{Container, Import, RefKind, SymbolKind, TypeRef, ValueChain};
+
+use crate::store::{NONE, SymbolRow};
+
+/// The first paragraph of a doc comment, at most 400 characters: enough to say what a
+/// symbol is; the full text is one `read_file` away.
+fn doc_summary(doc: String) -> String {
+    let paragraph = doc.split("\n\n").next().unwrap_or("").trim();
+    match paragraph.char_indices().nth(400) {
+        Some((cut, _)) => format!("{}…", &paragraph[..cut]),
+        None => paragraph.to_owned(),
+    }
+}
+
+/// A reference as extracted, with file-local string ids.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub(crate) struct LocalRef {
+    pub name: u32,
+    pub qualifier: u32,
+    pub receiver: bool,
+    pub kind: RefKind,
+    pub line: u32,
+    pub column: u32,
+    pub enclosing: u32,
+    /// Index into [`CompactFacts::chains`] of the receiver's value chain, or `NONE`.
+    pub chain: u32,
+}
+
+/// A definition as kept until resolution: integers into its file's tables, no
+/// allocations of its own.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub(crate) struct Def {
+    pub name: u32,
+    pub kind: SymbolKind,
+    /// Index into [`CompactFacts::module_paths`].
+    pub modules: u32,
+    /// String id, or `NONE`.
+    pub container: u32,
+    /// Index into [`CompactFacts::containers`], or `NONE`.
+    pub container_id: u32,
+    pub parent: u32,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub end_column: u32,
+    pub default_export: bool,
+    /// Index into [`CompactFacts::types`] (declared or return type), or `NONE`.
+    pub type_ref: u32,
+    /// Index into [`CompactFacts::chains`] (initial value), or `NONE`.
+    pub value: u32,
+    /// Range in [`CompactFacts::type_lists`]: the types of positional fields.
+    pub tuple_fields: (u32, u32),
+    /// Range in [`CompactFacts::type_lists`]: the declared parameter types.
+    pub params: (u32, u32),
+    /// Byte ranges in [`CompactFacts::texts`].
+    signature: (u32, u32),
+    doc: (u32, u32),
+}
+
+/// One parsed file's facts in a compact form. The builder keeps every file's facts until
+/// resolution, so strings are interned per file and definitions are plain integers.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct CompactFacts {
+    pub strings: Vec<String>,
+    /// Distinct inline-module paths of this file's definitions.
+    pub module_paths: Vec<Vec<String>>,
+    /// Signatures and doc summaries, back to back.
+    texts: String,
+    pub definitions: Vec<Def>,
+    pub references: Vec<LocalRef>,
+    pub imports: Vec<Import>,
+    pub default_export_name: Option<String>,
+    /// Declared types of definitions, deduplicated.
+    pub types: Vec<TypeRef>,
+    /// Value chains of receivers and initial values, deduplicated.
+    pub chains: Vec<ValueChain>,
+    /// Type ids of definitions' positional fields and parameters, back to back.
+    type_lists: Vec<u32>,
+    pub containers: Vec<Container>,
+    /// Definition indices sorted by name (rebuilt after loading from the cache).
+    #[serde(skip)]
+    by_name: Vec<u32>,
+    #[serde(skip)]
+    imports_by_local: HashMap<String, Vec<u32>>,
+}
+
+/// Interns values of one kind into a vector, returning each one's index.
+struct Interner<T> {
+    ids: HashMap<T, u32>,
+    values: Vec<T>,
+}
+
+impl<T: Clone + Eq + std::hash::Hash> Interner<T> {
+    fn new() -> Self {
+        Self {
+            ids: HashMap::default(),
+            values: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, value: T) -> u32 {
+        if let Some(&id) = self.ids.get(&value) {
+            return id;
+        }
+        let id = self.values.len() as u32;
+        self.values.push(value.clone());
+        self.ids.insert(value, id);
+        id
+    }
+}
+
+impl CompactFacts {
+    pub fn string(&self, id: u32) -> &str {
+        self.strings.get(id as usize).map_or("", String::as_str)
+    }
+
+    pub fn name(&self, d: &Def) -> &str {
+        self.string(d.name)
+    }
+
+    pub fn modules(&self, d: &Def) -> &[String] {
+        self.module_paths
+            .get(d.modules as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    pub fn container(&self, d: &Def) -> Option<&str> {
+        (d.container != NONE).then(|| self.string(d.container))
+    }
+
+    pub fn container_of(&self, d: &Def) -> Option<&Container> {
+        self.containers.get(d.container_id as usize)
+    }
+
+    pub fn type_of(&self, d: &Def) -> Option<&TypeRef> {
+        self.types.get(d.type_ref as usize)
+    }
+
+    pub fn value_of(&self, d: &Def) -> Option<&ValueChain> {
+        self.chains.get(d.value as usize)
+    }
+
+    fn listed_type(&self, (start, len): (u32, u32), index: usize) -> Option<&TypeRef> {
+        if index >= len as usize {
+            return None;
+        }
+        let id = *self.type_lists.get(start as usize + index)?;
+        self.types.get(id as usize)
+    }
+
+    /// The type of positional field `index` of definition `d` (`.0` of a tuple struct).
+    pub fn tuple_field(&self, d: &Def, index: usize) -> Option<&TypeRef> {
+        self.listed_type(d.tuple_fields, index)
+    }
+
+    /// The declared type of parameter `index` of function `d`.
+    pub fn param(&self, d: &Def, index: usize) -> Option<&TypeRef> {
+        self.listed_type(d.params, index)
+    }
+
+    pub fn chain(&self, r: &LocalRef) -> Option<&ValueChain> {
+        self.chains.get(r.chain as usize)
+    }
+
+    fn text(&self, (start, len): (u32, u32)) -> &str {
+        self.texts
+            .get(start as usize..(start + len) as usize)
+            .unwrap_or("")
+    }
+
+    /// This file's definitions named `name`, in source order.
+    pub fn definitions_named(&self, name: &str) -> impl Iterator<Item = (u32, &Def)> {
+        let first = self
+            .by_name
+            .partition_point(|&i| self.name(&self.definitions[i as usize]) < name);
+        self.by_name[first..]
+            .iter()
+            .take_while(move |&&i| self.name(&self.definitions[i as usize]) == name)
+            .map(|&i| (i, &self.definitions[i as usize]))
+    }
+
+    /// This file's imports that bring `local` into scope (`*` for glob imports).
+    pub fn imports_named<'a>(&'a self, local: &str) -> impl Iterator<Item = &'a Import> {
+        self.imports_by_local
+            .get(local)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.imports[i as usize])
+    }
+
+    pub fn from_facts(facts: mcursor_syntax::FileFacts) -> Self {
+        let mut strings: Interner<String> = Interner::new();
+        let mut chains: Interner<ValueChain> = Interner::new();
+        let mut types: Interner<TypeRef> = Interner::new();
+        let references = facts
+            .references
+            .into_iter()
+            .map(|r| LocalRef {
+                name: strings.add(r.name),
+                qualifier: r.qualifier.map(|q| strings.add(q)).unwrap_or(NONE),
+                receiver: r.receiver,
+                kind: r.kind,
+                line: r.start.line,
+                column: r.start.column,
+                enclosing: r.enclosing.unwrap_or(NONE),
+                chain: r.receiver_chain.map(|c| chains.add(c)).unwrap_or(NONE),
+            })
+            .collect();
+        let mut module_paths: Interner<Vec<String>> = Interner::new();
+        let mut texts = String::new();
+        let mut push_text = |text: &str| -> (u32, u32) {
+            let start = texts.len() as u32;
+            texts.push_str(text);
+            (start, text.len() as u32)
+        };
+        let mut definitions = Vec::with_capacity(facts.definitions.len());
+        let mut type_lists: Vec<u32> = Vec::new();
+        let mut list = |list: Vec<TypeRef>, types: &mut Interner<TypeRef>| {
+            let start = type_lists.len() as u32;
+            for ty in list {
+                type_lists.push(types.add(ty));
+            }
+            (start, type_lists.len() as u32 - start)
+        };
+        for d in facts.definitions {
+            let fields = list(d.tuple_fields, &mut types);
+            let params = list(d.params, &mut types);
+            definitions.push(Def {
+                name: strings.add(d.name),
+                kind: d.kind,
+                modules: module_paths.add(d.modules),
+                container: d.container.map(|c| strings.add(c)).unwrap_or(NONE),
+                container_id: d.container_id.unwrap_or(NONE),
+                parent: d.parent.unwrap_or(NONE),
+                line: d.start.line,
+                column: d.start.column,
+                end_line: d.end.line,
+                end_column: d.end.column,
+                default_export: d.default_export,
+                type_ref: d.type_ref.map(|t| types.add(t)).unwrap_or(NONE),
+                value: d.value.map(|v| chains.add(v)).unwrap_or(NONE),
+                tuple_fields: fields,
+                params,
+                signature: push_text(&d.signature),
+                doc: push_text(&d.doc.map(doc_summary).unwrap_or_default()),
+            });
+        }
+        let mut compact = CompactFacts {
+            strings: strings.values,
+            module_paths: module_paths.values,
+            texts,
+            definitions,
+            references,
+            imports: facts.imports,
+            default_export_name: facts.default_export_name,
+            types: types.values,
+            chains: chains.values,
+            type_lists,
+            containers: facts.containers,
+            by_name: Vec::new(),
+            imports_by_local: HashMap::default(),
+        };
+        compact.build_lookups();
+        compact
+    }
+
+    /// Whether two versions of a file declare the same things in the same order: the
+    /// same definitions (name, kind, modules, container, parent, default export, declared
+    /// type, initial value), the same containers and the same imports. Positions, bodies,
+    /// signatures and docs may differ. Every table the resolver builds depends on files
+    /// only through this interface.
+    pub fn interface_eq(&self, other: &CompactFacts) -> bool {
+        let definition = |f: &CompactFacts, d: &Def| {
+            (
+                f.name(d).to_owned(),
+                d.kind,
+                f.modules(d).to_vec(),
+                f.container(d).map(str::to_owned),
+                d.container_id,
+                d.parent,
+                d.default_export,
+                f.type_of(d).cloned(),
+                f.value_of(d).cloned(),
+                (0..d.tuple_fields.1 as usize)
+                    .map(|i| f.tuple_field(d, i).cloned())
+                    .collect::<Vec<_>>(),
+                (0..d.params.1 as usize)
+                    .map(|i| f.param(d, i).cloned())
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let import = |i: &Import| {
+            (
+                i.local.clone(),
+                i.target.clone(),
+                i.reexport,
+                i.modules.clone(),
+            )
+        };
+        self.definitions.len() == other.definitions.len()
+            && self.imports.len() == other.imports.len()
+            && self.default_export_name == other.default_export_name
+            && self.containers == other.containers
+            && self
+                .definitions
+                .iter()
+                .zip(&other.definitions)
+                .all(|(a, b)| definition(self, a) == definition(other, b))
+            && self
+                .imports
+                .iter()
+                .zip(&other.imports)
+                .all(|(a, b)| import(a) == import(b))
+    }
+
+    /// Symbol rows of this file for a patch: ids from `symbol_base` on, each keeping the
+    /// qualified-name prefix the store holds for it (`prefix_of(i)`), which the interface
+    /// fixes.
+    pub fn symbol_rows(
+        &self,
+        fid: u32,
+        symbol_base: u32,
+        name_id: &dyn Fn(&str) -> Option<u32>,
+        prefix_of: &dyn Fn(u32) -> Option<String>,
+    ) -> Option<Vec<SymbolRow>> {
+        self.definitions
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                let qualified = prefix_of(symbol_base + i as u32)?;
+                Some(self.symbol_row(d, name_id(self.name(d))?, fid, symbol_base, qualified))
+            })
+            .collect()
+    }
+
+    /// The store row of definition `d`, the file's symbols numbered from `symbol_base`.
+    pub fn symbol_row(
+        &self,
+        d: &Def,
+        name: u32,
+        fid: u32,
+        symbol_base: u32,
+        qualified: String,
+    ) -> SymbolRow {
+        SymbolRow {
+            name,
+            file: fid,
+            parent: if d.parent == NONE {
+                NONE
+            } else {
+                symbol_base + d.parent
+            },
+            line: d.line,
+            column: d.column,
+            end_line: d.end_line,
+            end_column: d.end_column,
+            kind: d.kind,
+            qualified,
+            signature: self.text(d.signature).to_owned(),
+            doc: self.text(d.doc).to_owned(),
+        }
+    }
+
+    /// Fills the by-name lookups, which are derived data: the facts cache does not store
+    /// them.
+    pub fn build_lookups(&mut self) {
+        let mut by_name: Vec<u32> = (0..self.definitions.len() as u32).collect();
+        by_name.sort_by(|&a, &b| {
+            self.name(&self.definitions[a as usize])
+                .cmp(self.name(&self.definitions[b as usize]))
+                .then(a.cmp(&b))
+        });
+        self.by_name = by_name;
+        self.imports_by_local.clear();
+        for (i, import) in self.imports.iter().enumerate() {
+            self.imports_by_local
+                .entry(import.local.clone())
+                .or_default()
+                .push(i as u32);
+        }
+    }
+}

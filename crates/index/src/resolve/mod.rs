@@ -1,0 +1,646 @@
+//! Name resolution: every file's facts together → symbols with qualified names, and
+//! references pointing at the definition they use.
+//!
+//! The driver here is shared; each language [`Family`] has a resolver module behind
+//! [`FamilyResolver`] (`rust.rs`: module paths, `use`, re-exports, crates; `ecma.rs`:
+//! relative imports, `export ... from`, CommonJS `require`), matched exhaustively so a new
+//! family cannot fall into another's path. `types.rs` is the receiver-type pass over both:
+//! it finds the type of the value before a member (`self.config.load()`) from declared
+//! types and picks that type's member, its supertypes' or its traits'.
+//!
+//! What decides a reference, in order: local scope (done in `mcursor-syntax`), the
+//! receiver's type for member uses, imports, module paths and re-exports, same-file
+//! definitions, type-qualified paths. Those give `resolved` references. A member whose
+//! receiver has a known type without that member is dropped (`s.len()` on a `String` is
+//! not a use of the repository's `len`); what is left falls back to name matching among
+//! definitions of a compatible kind in the same family (`heuristic`). A use that an import
+//! ties to something outside the repository (`std::fmt::Result`, `react`) is dropped
+//! rather than matched by name to an unrelated definition.
+
+mod ecma;
+mod facts;
+mod rust;
+mod types;
+
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use mcursor_syntax::{Family, Import, ImportTarget, Lang, RefKind, SymbolKind};
+use rayon::prelude::*;
+
+use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
+
+pub(crate) use facts::{CompactFacts, Def, LocalRef};
+pub(crate) use rust::cargo_package_name;
+
+/// Paths looked up while following one chain of re-exports and glob imports; bounds the
+/// work when modules glob-import each other.
+const MAX_CHAIN_STEPS: usize = 8;
+
+static RESOLUTION_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// One file after parsing: its row, and its facts if its language is supported.
+pub(crate) struct ParsedFile {
+    pub row: FileRow,
+    pub facts: Option<CompactFacts>,
+    /// For a `Cargo.toml`: its `[package] name`.
+    pub cargo_package: Option<String>,
+}
+
+impl ParsedFile {
+    fn family(&self) -> Option<Family> {
+        self.row.lang.map(Lang::family)
+    }
+}
+
+/// The state of following one chain of re-exports: what was visited, how much was done.
+#[derive(Default)]
+struct Chase {
+    steps: usize,
+    seen: HashSet<u64>,
+}
+
+impl Chase {
+    /// Whether `key` may be visited (not seen before, budget left).
+    fn visit(&mut self, key: u64) -> bool {
+        self.steps += 1;
+        self.steps <= MAX_CHAIN_STEPS && self.seen.insert(key)
+    }
+}
+
+struct Symbol {
+    name: String,
+    kind: SymbolKind,
+    family: Family,
+    /// The file that defines it and its index there.
+    file: u32,
+    index: u32,
+}
+
+/// Read-only lookup tables shared by the per-file resolution workers.
+struct Tables<'a> {
+    /// Identifies this resolution run in per-thread caches.
+    run: u64,
+    files: &'a [ParsedFile],
+    symbols: Vec<Symbol>,
+    /// First symbol id of each file.
+    file_base: Vec<u32>,
+    /// Name → (its id in the store's name table, the symbols with that name).
+    by_name: HashMap<String, (u32, Vec<u32>)>,
+    file_ids: HashMap<&'a str, u32>,
+    rust: rust::RustTables,
+    ecma: ecma::EcmaTables,
+    types: types::TypeIndex,
+}
+
+/// A phase's duration on stderr when `MCURSOR_TRACE` is set.
+fn trace_phase(what: &str, since: std::time::Instant) {
+    if std::env::var_os("MCURSOR_TRACE").is_some() {
+        eprintln!("[mcursor] {what} in {} ms", since.elapsed().as_millis());
+    }
+}
+
+/// FNV-1a, fed piecewise: hashing `a` then `b` equals hashing `ab`, so a key can be built
+/// from segments or from an already joined path alike.
+struct PathHasher(u64);
+
+impl PathHasher {
+    fn new() -> Self {
+        PathHasher(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn write(&mut self, text: &str) {
+        for byte in text.bytes() {
+            self.0 ^= u64::from(byte);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+}
+
+/// Where a name is written: the file, its facts, the definition around it.
+#[derive(Clone, Copy)]
+struct Place<'a> {
+    fid: u32,
+    facts: &'a CompactFacts,
+    enclosing: Option<&'a Def>,
+}
+
+/// One name being resolved, with what its file knows around it.
+struct Use<'a> {
+    at: Place<'a>,
+    name: &'a str,
+    kind: RefKind,
+    /// The qualifier is a value (`x.name`), not a path.
+    receiver: bool,
+    qualifier: Option<&'a str>,
+    /// Every definition in the repository with this name.
+    candidates: &'a [u32],
+}
+
+/// What a use resolved to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub(crate) enum Outcome {
+    /// This symbol id.
+    Resolved(u32),
+    /// Matched by name only.
+    Heuristic,
+    /// Not a use of anything in the repository: no reference is stored.
+    Drop,
+}
+
+/// What a resolver family contributes to the shared passes. Each family answers only for
+/// its own files; the driver picks the resolver with an exhaustive match on [`Family`].
+trait FamilyResolver: Sync {
+    /// A use that the receiver-type pass did not settle: unqualified, qualified by a path,
+    /// or a member of a receiver whose type is unknown.
+    fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome;
+
+    /// What an import refers to: `Some(symbols)` when it names something in the
+    /// repository (empty when that could not be pinned down), `None` when it leaves the
+    /// repository.
+    fn import_targets(&self, t: &Tables, fid: u32, import: &Import) -> Option<Vec<u32>>;
+
+    /// What a type path written at `at` names.
+    fn type_path(&self, t: &Tables, at: Place, path: &[String]) -> types::Named;
+
+    /// What a path used as a value names (a constant, a type used as a value, a module).
+    fn value_path(&self, t: &Tables, at: Place, path: &[String]) -> types::Named;
+
+    /// What calling a path gives: the function called (or the type it constructs).
+    fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> types::Named;
+
+    /// What the family's standard library says about a member of one of its types.
+    fn outside_member(&self, ty: &str, member: &str) -> types::OutsideMember;
+
+    /// What unwrapping, indexing, iterating or awaiting a value of an outside type gives.
+    fn outside_step(&self, ty: &str, step: types::Step) -> types::OutsideStep;
+
+    /// What parameter `parameter` of a closure passed as argument `argument` to the
+    /// outside type's method `method` receives (`Option::map`'s closure: the payload).
+    fn outside_callback(
+        &self,
+        ty: &str,
+        method: &str,
+        argument: u32,
+        parameter: u32,
+    ) -> Option<types::Spec>;
+
+    /// The outside trait whose impl makes a type look through to its `Target` (Rust's
+    /// `Deref`), if the family has one.
+    fn deref_trait(&self) -> Option<&'static str>;
+}
+
+impl Tables<'_> {
+    fn resolver(&self, family: Family) -> &dyn FamilyResolver {
+        match family {
+            Family::Rust => &self.rust,
+            Family::Ecma => &self.ecma,
+        }
+    }
+
+    fn place<'f>(&self, fid: u32, facts: &'f CompactFacts, enclosing: u32) -> Place<'f> {
+        Place {
+            fid,
+            facts,
+            enclosing: facts.definitions.get(enclosing as usize),
+        }
+    }
+
+    /// Candidates for `name` of every family (empty when the repository defines no such
+    /// name).
+    fn candidates(&self, name: &str) -> &[u32] {
+        self.by_name.get(name).map_or(&[], |e| e.1.as_slice())
+    }
+}
+
+/// A use's resolution context (name, qualifier, kind, receiver, the receiver's value
+/// chain, and the modules and container of the enclosing definition) as a 64-bit hash:
+/// within one file, uses with the same context resolve the same way (the resolver
+/// memoizes on it), so the key outlives the file's parse. A hash rather than the strings
+/// keeps memos small (they are held for every file during resolution and stored in the
+/// facts cache); two contexts of one file would have to collide in 64 bits to be confused.
+fn use_key(facts: &CompactFacts, r: &LocalRef) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    // Every field length-prefixed, so the encoding is unambiguous.
+    let mut field = |bytes: &[u8]| {
+        hasher.update(&(bytes.len() as u32).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(facts.string(r.name).as_bytes());
+    match r.qualifier {
+        NONE => field(b""),
+        q => field(format!("q{}", facts.string(q)).as_bytes()),
+    }
+    field(&[r.kind as u8, u8::from(r.receiver)]);
+    if let Some(d) = facts.definitions.get(r.enclosing as usize) {
+        field(b"enclosed");
+        for module in facts.modules(d) {
+            field(module.as_bytes());
+        }
+        match facts.container(d) {
+            Some(container) => field(format!("c{container}").as_bytes()),
+            None => field(b""),
+        }
+    }
+    if let Some(chain) = facts.chain(r) {
+        field(b"chain");
+        chain.hash(&mut hasher);
+    }
+    hasher.finish()
+}
+
+/// How one file's references resolved: per use key and per import. While every file
+/// keeps its interface (see [`CompactFacts::interface_eq`]) and so the symbol layout,
+/// these outcomes stay true, and a new version of the file whose uses all have known
+/// keys gets its references from the memo instead of the global tables.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct FileMemo {
+    pub uses: Vec<(u64, Outcome)>,
+    pub imports: Vec<Outcome>,
+}
+
+/// The reference rows of a file from a memo of an earlier version with the same
+/// interface; `None` when a use has a key the memo lacks (resolve the whole tree then).
+pub(crate) fn rows_from_memo(
+    facts: &CompactFacts,
+    memo: &FileMemo,
+    fid: u32,
+    symbol_base: u32,
+    target_name: &dyn Fn(u32) -> Option<u32>,
+    name_id: &dyn Fn(&str) -> Option<u32>,
+) -> Option<Vec<RefRow>> {
+    let known: HashMap<u64, Outcome> = memo.uses.iter().copied().collect();
+    let complete = std::cell::Cell::new(true);
+    let mut next_import = memo.imports.iter().copied();
+    let rows = emit_refs(
+        facts,
+        fid,
+        symbol_base,
+        |r| match known.get(&use_key(facts, r)) {
+            Some(&outcome) => outcome,
+            None => {
+                complete.set(false);
+                Outcome::Drop
+            }
+        },
+        |_, _| match next_import.next() {
+            Some(outcome) => outcome,
+            None => {
+                complete.set(false);
+                Outcome::Drop
+            }
+        },
+        target_name,
+        name_id,
+    );
+    // Every named import consumed exactly one outcome (the interface fixes the imports).
+    (complete.get() && next_import.next().is_none()).then_some(rows)
+}
+
+/// The name a named import is recorded under (`None` for globs and namespaces).
+fn import_name(import: &Import) -> Option<String> {
+    match &import.target {
+        ImportTarget::Path(path) if import.local != "*" => path.last().cloned(),
+        ImportTarget::Module {
+            imported: Some(imported),
+            ..
+        } if imported != "*" => Some(if imported == "default" {
+            import.local.clone()
+        } else {
+            imported.clone()
+        }),
+        _ => None,
+    }
+}
+
+/// Turns one file's uses and imports into reference rows, with outcomes from
+/// `use_outcome` and `import_outcome` (the resolver, or a memo of it).
+fn emit_refs(
+    facts: &CompactFacts,
+    fid: u32,
+    symbol_base: u32,
+    mut use_outcome: impl FnMut(&LocalRef) -> Outcome,
+    mut import_outcome: impl FnMut(&Import, &str) -> Outcome,
+    target_name: &dyn Fn(u32) -> Option<u32>,
+    name_id: &dyn Fn(&str) -> Option<u32>,
+) -> Vec<RefRow> {
+    let mut out = Vec::new();
+    let mut emit =
+        |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
+            let (target, confidence, name) = match outcome {
+                Outcome::Resolved(sid) => (sid, Confidence::Resolved, target_name(sid)),
+                Outcome::Heuristic => (NONE, Confidence::Heuristic, name_id(name)),
+                Outcome::Drop => return,
+            };
+            let Some(name) = name else { return };
+            out.push(RefRow {
+                name,
+                file: fid,
+                line,
+                column,
+                target,
+                enclosing,
+                kind,
+                confidence,
+                shape,
+            });
+        };
+    for r in &facts.references {
+        let outcome = use_outcome(r);
+        let enclosing = if r.enclosing == NONE {
+            NONE
+        } else {
+            symbol_base + r.enclosing
+        };
+        let shape = match (r.qualifier != NONE, r.receiver) {
+            (false, _) => RefShape::Bare,
+            (true, true) => RefShape::Member,
+            (true, false) => RefShape::Path,
+        };
+        emit(
+            facts.string(r.name),
+            r.kind,
+            shape,
+            r.line,
+            r.column,
+            enclosing,
+            outcome,
+        );
+    }
+    for import in &facts.imports {
+        let Some(name) = import_name(import) else {
+            continue;
+        };
+        let outcome = import_outcome(import, &name);
+        emit(
+            &name,
+            RefKind::Import,
+            RefShape::Path,
+            import.start.line,
+            import.start.column,
+            NONE,
+            outcome,
+        );
+    }
+    out
+}
+
+/// Resolves every file's references and assembles the store tables; also returns each
+/// file's [`FileMemo`], in file order.
+pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreData, Vec<FileMemo>) {
+    let started = std::time::Instant::now();
+    let mut tables = Tables {
+        run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+        files,
+        symbols: Vec::new(),
+        file_base: Vec::with_capacity(files.len()),
+        by_name: HashMap::default(),
+        file_ids: files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (f.row.path.as_str(), i as u32))
+            .collect(),
+        rust: rust::RustTables::new(files),
+        ecma: ecma::EcmaTables::new(files.len()),
+        types: types::TypeIndex::default(),
+    };
+    let mut rows: Vec<SymbolRow> = Vec::new();
+    let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
+    for (fid, file) in files.iter().enumerate() {
+        let fid = fid as u32;
+        let base = tables.symbols.len() as u32;
+        tables.file_base.push(base);
+        let mut row = file.row.clone();
+        if let (Some(facts), Some(family)) = (&file.facts, file.family()) {
+            let (prefix, separator) = match family {
+                Family::Rust => (tables.rust.add_file(fid, file, facts), "::"),
+                Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
+            };
+            for (i, d) in facts.definitions.iter().enumerate() {
+                let sid = base + i as u32;
+                let name = facts.name(d);
+                let mut qualified = String::with_capacity(64);
+                for part in std::iter::once(prefix.as_str())
+                    .filter(|p| !p.is_empty())
+                    .chain(facts.modules(d).iter().map(String::as_str))
+                    .chain(facts.container(d))
+                    .chain(std::iter::once(name))
+                {
+                    if !qualified.is_empty() {
+                        qualified.push_str(separator);
+                    }
+                    qualified.push_str(part);
+                }
+                if family == Family::Rust {
+                    tables.rust.add_definition(fid, sid, name, &qualified);
+                }
+                match tables.by_name.get_mut(name) {
+                    Some(entry) => entry.1.push(sid),
+                    None => {
+                        tables.by_name.insert(name.to_owned(), (0, vec![sid]));
+                    }
+                }
+                tables.symbols.push(Symbol {
+                    name: name.to_owned(),
+                    kind: d.kind,
+                    family,
+                    file: fid,
+                    index: i as u32,
+                });
+                // Name ids are assigned once every name is known (below).
+                rows.push(facts.symbol_row(d, 0, fid, base, qualified));
+            }
+        }
+        row.symbols = (base, tables.symbols.len() as u32);
+        file_rows.push(row);
+    }
+    tables.ecma.finish(files);
+
+    let mut names: Vec<String> = tables.by_name.keys().cloned().collect();
+    names.sort_unstable();
+    for (i, name) in names.iter().enumerate() {
+        if let Some(entry) = tables.by_name.get_mut(name) {
+            entry.0 = i as u32;
+        }
+    }
+    for (row, symbol) in rows.iter_mut().zip(&tables.symbols) {
+        row.name = tables.by_name.get(symbol.name.as_str()).map_or(0, |e| e.0);
+    }
+    trace_phase("tables built", started);
+    let phase = std::time::Instant::now();
+    tables.types = types::TypeIndex::build(&tables);
+    trace_phase("types indexed", phase);
+    let phase = std::time::Instant::now();
+    let (per_file, memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = (0..files.len() as u32)
+        .into_par_iter()
+        .map(|fid| tables.resolve_file(fid))
+        .unzip();
+    trace_phase("references resolved", phase);
+    let phase = std::time::Instant::now();
+    let mut refs: Vec<RefRow> = per_file.into_iter().flatten().collect();
+    refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
+    refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
+    trace_phase("references sorted", phase);
+    let overrides = tables.types.overrides.clone();
+    // Freeing a few million small allocations takes half a second on a large tree: let
+    // it overlap the store write (only the borrowed fields stay behind).
+    let owned = (
+        tables.symbols,
+        tables.by_name,
+        tables.rust,
+        tables.ecma,
+        tables.types,
+    );
+    std::thread::spawn(move || drop(owned));
+    let data = StoreData {
+        names,
+        files: file_rows,
+        symbols: rows,
+        refs,
+        overrides,
+        meta,
+    };
+    (data, memos)
+}
+
+impl Tables<'_> {
+    /// One file's reference rows, and the memo that can redo them without these tables.
+    fn resolve_file(&self, fid: u32) -> (Vec<RefRow>, FileMemo) {
+        let file = &self.files[fid as usize];
+        let mut memo = FileMemo::default();
+        let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
+            return (Vec::new(), memo);
+        };
+        let resolver = self.resolver(family);
+        // The same use in the same context resolves the same way: remember outcomes by
+        // (name, qualifier, kind, receiver, receiver chain, enclosing container and
+        // modules).
+        let mut contexts: HashMap<(u32, u32), u32> = HashMap::default();
+        let context_of: Vec<u32> = facts
+            .definitions
+            .iter()
+            .map(|d| {
+                let next = contexts.len() as u32;
+                *contexts.entry((d.modules, d.container)).or_insert(next)
+            })
+            .collect();
+        let mut outcomes: HashMap<(u32, u32, RefKind, bool, u32, u32), Outcome> =
+            HashMap::default();
+        let use_outcome = |r: &LocalRef| {
+            let context = context_of
+                .get(r.enclosing as usize)
+                .copied()
+                .unwrap_or(NONE);
+            let key = (r.name, r.qualifier, r.kind, r.receiver, r.chain, context);
+            if let Some(&outcome) = outcomes.get(&key) {
+                return outcome;
+            }
+            let name = facts.string(r.name);
+            let at = self.place(fid, facts, r.enclosing);
+            let reference = Use {
+                at,
+                name,
+                kind: r.kind,
+                receiver: r.receiver,
+                qualifier: (r.qualifier != NONE).then(|| facts.string(r.qualifier)),
+                candidates: self.candidates(name),
+            };
+            // Most names are locals or outside names no definition has: nothing to resolve,
+            // unless an import renames something (`use a::Doc as D`).
+            let outcome = if reference.candidates.is_empty()
+                && facts.imports_named(name).next().is_none()
+            {
+                Outcome::Drop
+            } else {
+                let typed = facts
+                    .chain(r)
+                    .and_then(|chain| self.member_of_chain(family, at, chain, name, r.kind));
+                match typed {
+                    Some(outcome) => outcome,
+                    None => resolver.resolve_use(self, &reference),
+                }
+            };
+            outcomes.insert(key, outcome);
+            memo.uses.push((use_key(facts, r), outcome));
+            outcome
+        };
+        let mut imports = Vec::with_capacity(facts.imports.len());
+        let import_outcome = |import: &Import, name: &str| {
+            let outcome = if !self.by_name.contains_key(name) {
+                Outcome::Drop
+            } else {
+                match resolver.import_targets(self, fid, import) {
+                    Some(targets) if !targets.is_empty() => Outcome::Resolved(targets[0]),
+                    Some(_) => Outcome::Heuristic,
+                    None => Outcome::Drop,
+                }
+            };
+            imports.push(outcome);
+            outcome
+        };
+        let rows = emit_refs(
+            facts,
+            fid,
+            self.file_base[fid as usize],
+            use_outcome,
+            import_outcome,
+            &|sid| {
+                self.by_name
+                    .get(&self.symbols[sid as usize].name)
+                    .map(|e| e.0)
+            },
+            &|name| self.by_name.get(name).map(|e| e.0),
+        );
+        memo.imports = imports;
+        (rows, memo)
+    }
+
+    /// Name matching among compatible definitions of the same language family.
+    fn heuristic(
+        &self,
+        candidates: &[u32],
+        family: Family,
+        accept: impl Fn(&Symbol) -> bool,
+    ) -> Outcome {
+        if candidates.iter().any(|&s| {
+            let symbol = &self.symbols[s as usize];
+            symbol.family == family && accept(symbol)
+        }) {
+            Outcome::Heuristic
+        } else {
+            Outcome::Drop
+        }
+    }
+
+    fn first_compatible(&self, sids: &[u32], kind: RefKind) -> Option<u32> {
+        sids.iter()
+            .copied()
+            .find(|&s| kind.can_refer_to(self.symbols[s as usize].kind))
+            .or_else(|| sids.first().copied())
+    }
+
+    /// The facts and definition of symbol `sid`.
+    fn definition(&self, sid: u32) -> Option<(u32, &CompactFacts, &Def)> {
+        let symbol = self.symbols.get(sid as usize)?;
+        let facts = self.files.get(symbol.file as usize)?.facts.as_ref()?;
+        Some((
+            symbol.file,
+            facts,
+            facts.definitions.get(symbol.index as usize)?,
+        ))
+    }
+}
+
+/// What a member use (`x.name`, `x.name()`) of unknown receiver type may refer to.
+pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind) -> bool {
+    match kind {
+        RefKind::Call => symbol == SymbolKind::Method,
+        _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
+    }
+}
+
+fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {
+    kind.can_refer_to(symbol) || kind == RefKind::Field
+}

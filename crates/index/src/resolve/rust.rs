@@ -1,0 +1,876 @@
+//! The Rust resolver family: module paths from the Cargo layout (`src/a/b.rs` → `a::b`,
+//! crate roots for tests, examples and binaries, crate names from `Cargo.toml`), `use`
+//! paths with re-export chasing (bounded, memoized per thread), glob imports,
+//! `self`/`Self`/`super`/`crate` paths, and what the standard library's types say about
+//! their members (for the receiver-type pass).
+
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind, SymbolKind};
+
+use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
+use super::{
+    Chase, CompactFacts, Def, FamilyResolver, Outcome, ParsedFile, PathHasher, Place, Tables, Use,
+    member_may_be,
+};
+
+thread_local! {
+    /// (resolution run, path key) → symbols; entries of other runs are ignored.
+    static CHASE_CACHE: std::cell::RefCell<(u64, HashMap<u64, Vec<u32>>)> =
+        std::cell::RefCell::new((0, HashMap::default()));
+}
+
+/// The `name` of a `Cargo.toml`'s `[package]` table (a line scan: only this one value is
+/// needed, and a malformed manifest must not stop indexing).
+pub(crate) fn cargo_package_name(manifest: &str) -> Option<String> {
+    let mut in_package = false;
+    for line in manifest.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_package = line == "[package]";
+            continue;
+        }
+        if !in_package {
+            continue;
+        }
+        if let Some(rest) = line.strip_prefix("name")
+            && let Some(value) = rest.trim_start().strip_prefix('=')
+        {
+            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            if !value.is_empty() {
+                return Some(value.replace('-', "_"));
+            }
+        }
+    }
+    None
+}
+
+/// Where a Rust file sits: its crate and its module path inside the crate.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct RustModule {
+    pub crate_key: String,
+    pub path: Vec<String>,
+}
+
+fn strip_rs(name: &str) -> &str {
+    name.strip_suffix(".rs").unwrap_or(name)
+}
+
+/// Module path from the file path: `src/a/b.rs` → `a::b`, `src/a/mod.rs` → `a`,
+/// `src/lib.rs` → crate root; the crate is the nearest directory with a `Cargo.toml`.
+/// Integration tests, examples, benches, binaries and build scripts are crate roots.
+pub(crate) fn rust_module(path: &str, cargo_dirs: &HashSet<String>) -> RustModule {
+    let parts: Vec<&str> = path.split('/').collect();
+    let dirs = &parts[..parts.len().saturating_sub(1)];
+    let crate_depth = (0..=dirs.len())
+        .rev()
+        .find(|&n| cargo_dirs.contains(&dirs[..n].join("/")));
+    let (crate_dir, rel): (String, &[&str]) = match crate_depth {
+        Some(n) => (dirs[..n].join("/"), &parts[n..]),
+        None => match parts.iter().rposition(|p| *p == "src") {
+            Some(i) => (parts[..i].join("/"), &parts[i..]),
+            None => (String::new(), &parts[..]),
+        },
+    };
+    let module_of = |segments: &[&str]| -> Vec<String> {
+        let mut out: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+        if let Some(last) = out.pop() {
+            let stem = strip_rs(&last);
+            let is_root = out.is_empty() && (stem == "lib" || stem == "main");
+            if !is_root && stem != "mod" {
+                out.push(stem.to_owned());
+            }
+        }
+        out
+    };
+    match rel {
+        ["src", "bin", rest @ ..] => RustModule {
+            crate_key: format!("{crate_dir}#bin/{}", rest.first().copied().unwrap_or("")),
+            path: Vec::new(),
+        },
+        ["src", rest @ ..] => RustModule {
+            crate_key: crate_dir,
+            path: module_of(rest),
+        },
+        _ if crate_depth.is_some() => RustModule {
+            crate_key: format!("{crate_dir}#{}", rel.join("/")),
+            path: Vec::new(),
+        },
+        _ => RustModule {
+            crate_key: crate_dir,
+            path: module_of(rel),
+        },
+    }
+}
+
+fn crate_name(crate_key: &str) -> Option<String> {
+    if crate_key.contains('#') {
+        return None;
+    }
+    let last = crate_key.rsplit('/').next().filter(|s| !s.is_empty())?;
+    Some(last.replace('-', "_"))
+}
+
+/// What the `use` declarations of one module bring into scope.
+#[derive(Default)]
+struct ModuleScope {
+    /// Local name → the paths it stands for.
+    named: HashMap<String, Vec<Vec<String>>>,
+    /// Paths of `use path::*`.
+    globs: Vec<Vec<String>>,
+}
+
+/// The lookup key of `crate_key|a::b::c`, as a 64-bit hash: the path tables hold a million
+/// entries on large corpora, and string keys cost more memory than the rest of
+/// resolution. (A collision would need two of those million paths to share 64 bits.)
+fn rust_key(crate_key: &str, path: &[String]) -> u64 {
+    let mut hasher = PathHasher::new();
+    hasher.write(crate_key);
+    hasher.write("|");
+    for (i, segment) in path.iter().enumerate() {
+        if i > 0 {
+            hasher.write("::");
+        }
+        hasher.write(segment);
+    }
+    hasher.0
+}
+
+/// [`rust_key`] of an already `::`-joined path.
+fn rust_key_joined(crate_key: &str, joined: &str) -> u64 {
+    let mut hasher = PathHasher::new();
+    hasher.write(crate_key);
+    hasher.write("|");
+    hasher.write(joined);
+    hasher.0
+}
+
+/// The Rust family's tables.
+pub(super) struct RustTables {
+    cargo_dirs: HashSet<String>,
+    /// Per file: its crate and module (Rust files only).
+    modules: Vec<Option<RustModule>>,
+    /// `crate_key|a::b::Name` → symbols.
+    paths: HashMap<u64, Vec<u32>>,
+    /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
+    imports: HashMap<u64, ModuleScope>,
+    /// Crate name (as written in paths) → its crate key.
+    crate_names: HashMap<String, String>,
+}
+
+impl RustTables {
+    pub fn new(files: &[ParsedFile]) -> Self {
+        let cargo_dirs: HashSet<String> = files
+            .iter()
+            .filter_map(|f| {
+                let path = f.row.path.as_str();
+                if path == "Cargo.toml" {
+                    Some(String::new())
+                } else {
+                    path.strip_suffix("/Cargo.toml").map(str::to_owned)
+                }
+            })
+            .collect();
+        let mut crate_names = HashMap::default();
+        for file in files {
+            if let Some(name) = &file.cargo_package {
+                let dir = file.row.path.strip_suffix("Cargo.toml").unwrap_or("");
+                crate_names.insert(name.clone(), dir.trim_end_matches('/').to_owned());
+            }
+        }
+        Self {
+            cargo_dirs,
+            modules: vec![None; files.len()],
+            paths: HashMap::default(),
+            imports: HashMap::default(),
+            crate_names,
+        }
+    }
+
+    /// Registers a Rust file's module and `use`s; returns the module path that prefixes
+    /// its definitions' qualified names.
+    pub fn add_file(&mut self, fid: u32, file: &ParsedFile, facts: &CompactFacts) -> String {
+        let module = rust_module(&file.row.path, &self.cargo_dirs);
+        if let Some(name) = crate_name(&module.crate_key) {
+            self.crate_names
+                .entry(name)
+                .or_insert_with(|| module.crate_key.clone());
+        }
+        for import in &facts.imports {
+            let ImportTarget::Path(target) = &import.target else {
+                continue;
+            };
+            let mut path = module.path.clone();
+            path.extend(import.modules.iter().cloned());
+            let scope = self
+                .imports
+                .entry(rust_key(&module.crate_key, &path))
+                .or_default();
+            if import.local == "*" {
+                scope.globs.push(target.clone());
+            } else {
+                scope
+                    .named
+                    .entry(import.local.clone())
+                    .or_default()
+                    .push(target.clone());
+            }
+        }
+        let prefix = module.path.join("::");
+        self.modules[fid as usize] = Some(module);
+        prefix
+    }
+
+    /// Registers a definition under its qualified path.
+    pub fn add_definition(&mut self, fid: u32, sid: u32, _name: &str, qualified: &str) {
+        if let Some(m) = &self.modules[fid as usize] {
+            self.paths
+                .entry(rust_key_joined(&m.crate_key, qualified))
+                .or_default()
+                .push(sid);
+        }
+    }
+
+    /// Absolute candidates for a path written in module `context` of crate `crate_key`.
+    /// `None` means it names something outside the repository.
+    fn absolute(
+        &self,
+        crate_key: &str,
+        context: &[String],
+        path: &[String],
+    ) -> Option<Vec<(String, Vec<String>)>> {
+        let first = path.first()?.as_str();
+        let rest = || path[1..].to_vec();
+        match first {
+            "crate" | "$crate" => Some(vec![(crate_key.to_owned(), rest())]),
+            "self" => {
+                let mut p = context.to_vec();
+                p.extend(rest());
+                Some(vec![(crate_key.to_owned(), p)])
+            }
+            "super" => {
+                let supers = path.iter().take_while(|s| *s == "super").count();
+                let mut p = context[..context.len().saturating_sub(supers)].to_vec();
+                p.extend(path[supers..].iter().cloned());
+                Some(vec![(crate_key.to_owned(), p)])
+            }
+            "std" | "core" | "alloc" => None,
+            _ => {
+                // A crate name is the likeliest reading of `name::...` (2018 paths), then a
+                // name relative to the current module, then one from the crate root.
+                let mut candidates = Vec::new();
+                if let Some(other) = self.crate_names.get(first) {
+                    candidates.push((other.clone(), rest()));
+                }
+                // `first` must name something here: an item or module of the current module
+                // or of the crate root, or a name imported into one of them. Otherwise the
+                // path leaves the repository (an external crate).
+                let names_something = |module: &[String]| {
+                    let mut item = module.to_vec();
+                    item.push(first.to_owned());
+                    self.paths.contains_key(&rust_key(crate_key, &item))
+                        || self.imports.contains_key(&rust_key(crate_key, &item))
+                        || self
+                            .imports
+                            .get(&rust_key(crate_key, module))
+                            .is_some_and(|scope| scope.named.contains_key(first))
+                };
+                if names_something(context) {
+                    let mut relative = context.to_vec();
+                    relative.extend(path.iter().cloned());
+                    candidates.push((crate_key.to_owned(), relative));
+                }
+                if !context.is_empty() && names_something(&[]) {
+                    candidates.push((crate_key.to_owned(), path.to_vec()));
+                }
+                (!candidates.is_empty()).then_some(candidates)
+            }
+        }
+    }
+
+    /// Resolves a `use` path (or a path expression) to symbols, following re-exports.
+    fn resolve_use_path(
+        &self,
+        t: &Tables,
+        crate_key: &str,
+        context: &[String],
+        path: &[String],
+        chase: &mut Chase,
+    ) -> Option<Vec<u32>> {
+        let candidates = self.absolute(crate_key, context, path)?;
+        // Each reading gets the same budget; the visited set stays shared against cycles.
+        let budget_start = chase.steps;
+        for (krate, absolute) in &candidates {
+            chase.steps = budget_start;
+            let found = self.resolve_absolute(t, krate, absolute, chase);
+            if !found.is_empty() {
+                return Some(found);
+            }
+        }
+        Some(Vec::new())
+    }
+
+    fn resolve_absolute(
+        &self,
+        t: &Tables,
+        crate_key: &str,
+        path: &[String],
+        chase: &mut Chase,
+    ) -> Vec<u32> {
+        let key = rust_key(crate_key, path);
+        if let Some(found) = self.paths.get(&key) {
+            return found.clone();
+        }
+        if path.is_empty() {
+            return Vec::new();
+        }
+        // Chase results are remembered per thread: the same paths are looked up over and
+        // over in a crate, and most of them lead nowhere. (A chase cut short by its budget
+        // may remember a miss; that costs a resolved reference, never a wrong one.)
+        if let Some(found) = CHASE_CACHE.with(|c| {
+            let cache = c.borrow();
+            (cache.0 == t.run)
+                .then(|| cache.1.get(&key).cloned())
+                .flatten()
+        }) {
+            return found;
+        }
+        if !chase.visit(key) {
+            return Vec::new();
+        }
+        let found = self.chase_reexports(t, crate_key, path, chase);
+        CHASE_CACHE.with(|c| {
+            let mut cache = c.borrow_mut();
+            if cache.0 != t.run || cache.1.len() > 200_000 {
+                cache.1.clear();
+                cache.0 = t.run;
+            }
+            cache.1.insert(key, found.clone());
+        });
+        found
+    }
+
+    fn chase_reexports(
+        &self,
+        t: &Tables,
+        crate_key: &str,
+        path: &[String],
+        chase: &mut Chase,
+    ) -> Vec<u32> {
+        // Re-exports: `pub use` (or any `use`) inside a module on the path.
+        for split in (0..path.len()).rev() {
+            let module = &path[..split];
+            let Some(scope) = self.imports.get(&rust_key(crate_key, module)) else {
+                continue;
+            };
+            let named = scope
+                .named
+                .get(&path[split])
+                .into_iter()
+                .flatten()
+                .map(|target| (target, split + 1));
+            let globs = scope.globs.iter().map(|target| (target, split));
+            for (target, rest) in named.chain(globs) {
+                let mut through = target.clone();
+                through.extend(path[rest..].iter().cloned());
+                if through.as_slice() == path {
+                    continue;
+                }
+                if let Some(found) = self.resolve_use_path(t, crate_key, module, &through, chase)
+                    && !found.is_empty()
+                {
+                    return found;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    /// The module path of the type the enclosing definition is a member of.
+    fn enclosing_type_path(&self, at: Place) -> Option<(String, Vec<String>)> {
+        let module = self.modules[at.fid as usize].as_ref()?;
+        let definition = at.enclosing?;
+        let container = at.facts.container(definition)?;
+        let mut path = module.path.clone();
+        path.extend(at.facts.modules(definition).iter().cloned());
+        path.push(container.to_owned());
+        Some((module.crate_key.clone(), path))
+    }
+
+    /// The module context of a place: the file's module and its inline modules.
+    fn context(&self, module: &RustModule, enclosing: Option<&Def>, facts: &CompactFacts) -> Vec<String> {
+        let mut context = module.path.clone();
+        if let Some(d) = enclosing {
+            context.extend(facts.modules(d).iter().cloned());
+        }
+        context
+    }
+
+    fn resolve_rust(&self, t: &Tables, reference: &Use<'_>) -> Outcome {
+        let Use {
+            at,
+            name,
+            kind,
+            receiver,
+            qualifier,
+            candidates,
+        } = *reference;
+        let facts = at.facts;
+        let Some(module) = self.modules[at.fid as usize].as_ref() else {
+            return Outcome::Drop;
+        };
+        let compatible = |s: &super::Symbol| kind.can_refer_to(s.kind);
+        let resolved = |found: &[u32]| t.first_compatible(found, kind).map(Outcome::Resolved);
+
+        if receiver {
+            // The receiver-type pass did not know the receiver's type.
+            return t.heuristic(candidates, Family::Rust, |s| member_may_be(kind, s.kind));
+        }
+
+        let context = self.context(module, at.enclosing, facts);
+
+        if let Some(q) = qualifier {
+            if q == EXPRESSION_QUALIFIER {
+                return t.heuristic(candidates, Family::Rust, compatible);
+            }
+            let mut segments: Vec<String> = q
+                .split("::")
+                .map(|s| s.split('<').next().unwrap_or("").trim().to_owned())
+                .filter(|s| !s.is_empty())
+                .collect();
+            if segments.first().is_some_and(|s| s == "Self") {
+                match self.enclosing_type_path(at) {
+                    Some((_, path)) => {
+                        segments.splice(0..1, ["crate".to_owned()].into_iter().chain(path));
+                    }
+                    None => return t.heuristic(candidates, Family::Rust, compatible),
+                }
+            } else if let Some(import) = segments
+                .first()
+                .and_then(|first| facts.imports_named(first).next())
+                && let ImportTarget::Path(target) = &import.target
+            {
+                let mut t = target.clone();
+                t.extend(segments[1..].iter().cloned());
+                segments = t;
+            }
+            let mut full = segments.clone();
+            full.push(name.to_owned());
+            let found =
+                self.resolve_use_path(t, &module.crate_key, &context, &full, &mut Chase::default());
+            match &found {
+                Some(found) => {
+                    if let Some(outcome) = resolved(found) {
+                        return outcome;
+                    }
+                }
+                None => {
+                    // Outside the repository, unless a glob import brings the first
+                    // segment in (`use super::*; Doc::new()`).
+                    if let Some(outcome) = self.through_globs(t, module, &context, facts, &full, kind)
+                    {
+                        return outcome;
+                    }
+                    return Outcome::Drop;
+                }
+            }
+            if let Some(outcome) = self.through_globs(t, module, &context, facts, &full, kind) {
+                return outcome;
+            }
+            // `Type::method` where the impl lives in another module than the type: the
+            // member of the type the qualifier names.
+            let type_name = segments.last().cloned().unwrap_or_default();
+            let owner = self.type_path(t, at, &segments);
+            let ty = t.named_type(Family::Rust, &owner, 0);
+            match t.lookup_member(Family::Rust, &ty, name, kind, 0) {
+                super::types::Lookup::Found(sid) => return Outcome::Resolved(sid),
+                super::types::Lookup::Absent => return Outcome::Drop,
+                super::types::Lookup::Unknown => {}
+            }
+            let type_known = t.by_name.contains_key(&type_name);
+            return if type_known {
+                t.heuristic(candidates, Family::Rust, compatible)
+            } else {
+                Outcome::Drop
+            };
+        }
+
+        // Unqualified: imports first, then this file, then glob imports, then by name.
+        for import in facts.imports_named(name) {
+            let ImportTarget::Path(path) = &import.target else {
+                continue;
+            };
+            let mut import_context = module.path.clone();
+            import_context.extend(import.modules.iter().cloned());
+            match self.resolve_use_path(
+                t,
+                &module.crate_key,
+                &import_context,
+                path,
+                &mut Chase::default(),
+            ) {
+                None => return Outcome::Drop,
+                Some(found) => {
+                    if let Some(outcome) = resolved(&found) {
+                        return outcome;
+                    }
+                }
+            }
+        }
+        let base = t.file_base[at.fid as usize];
+        // Prefer definitions in the same inline module as the use (top level: none).
+        let same_modules = at.enclosing.map_or_else(
+            || {
+                facts
+                    .module_paths
+                    .iter()
+                    .position(Vec::is_empty)
+                    .map_or(super::NONE, |i| i as u32)
+            },
+            |d| d.modules,
+        );
+        let mut local: Vec<u32> = facts
+            .definitions_named(name)
+            .filter(|(_, d)| {
+                kind.can_refer_to(d.kind)
+                    && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
+                    && (d.kind != SymbolKind::EnumVariant || kind == RefKind::Import)
+            })
+            .map(|(i, _)| base + i)
+            .collect();
+        local.sort_by_key(|&s| {
+            facts
+                .definitions
+                .get((s - base) as usize)
+                .is_none_or(|d| d.modules != same_modules)
+        });
+        if let Some(&first) = local.first() {
+            return Outcome::Resolved(first);
+        }
+        if let Some(outcome) =
+            self.through_globs(t, module, &context, facts, &[name.to_owned()], kind)
+        {
+            return outcome;
+        }
+        t.heuristic(candidates, Family::Rust, |s| {
+            compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
+        })
+    }
+
+    /// `path` read through the file's glob imports (`use super::*;`).
+    fn through_globs(
+        &self,
+        t: &Tables,
+        module: &RustModule,
+        context: &[String],
+        facts: &CompactFacts,
+        path: &[String],
+        kind: RefKind,
+    ) -> Option<Outcome> {
+        for import in facts.imports_named("*") {
+            let ImportTarget::Path(glob) = &import.target else {
+                continue;
+            };
+            let mut full = glob.clone();
+            full.extend(path.iter().cloned());
+            if let Some(found) =
+                self.resolve_use_path(t, &module.crate_key, context, &full, &mut Chase::default())
+                && let Some(sid) = t.first_compatible(&found, kind)
+            {
+                return Some(Outcome::Resolved(sid));
+            }
+        }
+        None
+    }
+
+    /// A path resolved as a use of `kind`, for the receiver-type pass.
+    fn named(&self, t: &Tables, at: Place, path: &[String], kind: RefKind) -> Named {
+        let Some((name, qualifier)) = path.split_last() else {
+            return Named::Unknown;
+        };
+        let candidates = t.candidates(name);
+        if candidates.is_empty() && at.facts.imports_named(name).next().is_none() {
+            return Named::Outside(name.clone());
+        }
+        let qualifier = (!qualifier.is_empty()).then(|| qualifier.join("::"));
+        let reference = Use {
+            at,
+            name,
+            kind,
+            receiver: false,
+            qualifier: qualifier.as_deref(),
+            candidates,
+        };
+        match self.resolve_rust(t, &reference) {
+            Outcome::Resolved(sid) => Named::Symbols(vec![sid]),
+            Outcome::Drop => Named::Outside(name.clone()),
+            Outcome::Heuristic => Named::Unknown,
+        }
+    }
+}
+
+impl FamilyResolver for RustTables {
+    fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
+        self.resolve_rust(t, u)
+    }
+
+    fn import_targets(&self, t: &Tables, fid: u32, import: &Import) -> Option<Vec<u32>> {
+        let ImportTarget::Path(path) = &import.target else {
+            return None;
+        };
+        let module = self.modules[fid as usize].as_ref()?;
+        let mut context = module.path.clone();
+        context.extend(import.modules.iter().cloned());
+        self.resolve_use_path(t, &module.crate_key, &context, path, &mut Chase::default())
+    }
+
+    fn type_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        self.named(t, at, path, RefKind::Type)
+    }
+
+    fn value_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        self.named(t, at, path, RefKind::Identifier)
+    }
+
+    fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        self.named(t, at, path, RefKind::Call)
+    }
+
+    fn outside_member(&self, ty: &str, member: &str) -> OutsideMember {
+        rust_std_member(ty, member)
+    }
+
+    fn outside_step(&self, ty: &str, step: Step) -> OutsideStep {
+        rust_std_step(ty, step)
+    }
+
+    fn outside_callback(&self, ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
+        rust_std_callback(ty, method, argument, parameter)
+    }
+
+    fn deref_trait(&self) -> Option<&'static str> {
+        Some("Deref")
+    }
+}
+
+/// What a closure passed to a standard type's method receives: for iterators, slices,
+/// sets, `Option` and `Result`, the element (or `Result`'s error for `map_err`).
+fn rust_std_callback(ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
+    const ELEMENTS: &[&str] = &[
+        "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Vec",
+        "VecDeque", "[]", "array", "BTreeSet", "HashSet", "IndexSet", "Option", "Result",
+        "BinaryHeap", "LinkedList",
+    ];
+    if DEREF_WRAPPERS.contains(&ty) {
+        return Some(Spec::DerefThen(0));
+    }
+    if !ELEMENTS.contains(&ty) {
+        return None;
+    }
+    match (ty, method, argument, parameter) {
+        ("Result", "map_err" | "unwrap_or_else" | "or_else" | "is_err_and" | "inspect_err", 0, 0) => {
+            Some(Spec::Arg(1))
+        }
+        // `fold(init, |acc, x| ..)`, `map_or(default, |x| ..)`.
+        (_, "fold" | "try_fold" | "rfold", 1, 1) => Some(Spec::Arg(0)),
+        (_, "map_or" | "map_or_else" | "is_some_and" | "is_none_or" | "is_ok_and", 1, 0) => {
+            Some(Spec::Arg(0))
+        }
+        // Comparators take two elements.
+        (_, "sort_by" | "sort_unstable_by" | "max_by" | "min_by" | "dedup_by" | "is_sorted_by", 0, 0 | 1) => {
+            Some(Spec::Arg(0))
+        }
+        (_, "map" | "filter" | "find" | "any" | "all" | "for_each" | "position" | "rposition"
+        | "filter_map" | "flat_map" | "take_while" | "skip_while" | "map_while" | "inspect"
+        | "max_by_key" | "min_by_key" | "find_map" | "and_then" | "is_some_and" | "is_none_or"
+        | "is_ok_and" | "try_for_each" | "partition" | "sort_by_key" | "sort_unstable_by_key"
+        | "sort_by_cached_key" | "retain" | "retain_mut" | "dedup_by_key"
+        | "binary_search_by_key" | "binary_search_by" | "chunk_by" | "group_by" | "take_if"
+        | "is_sorted_by_key" | "inspect_ok" | "unwrap_or_else" | "split" | "rsplit"
+        | "splitn" | "scan" | "skip_until" | "count_by", 0, 0) => Some(Spec::Arg(0)),
+        _ => None,
+    }
+}
+
+/// Smart pointers and guards: a member they do not have is looked up on what they point
+/// to (auto-deref).
+const DEREF_WRAPPERS: &[&str] = &[
+    "Box",
+    "Rc",
+    "Arc",
+    "Cow",
+    "Ref",
+    "RefMut",
+    "MutexGuard",
+    "RwLockReadGuard",
+    "RwLockWriteGuard",
+    "Pin",
+    "ManuallyDrop",
+    "Weak",
+];
+
+/// Standard types whose every member returns something of a known, outside type (or a
+/// generic the caller names): a member on them is never the repository's.
+const PLAIN_OUTSIDE: &[&str] = &[
+    "str", "String", "char", "bool", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16",
+    "i32", "i64", "i128", "isize", "f32", "f64", "Path", "PathBuf", "OsStr", "OsString",
+    "Duration", "Instant", "SystemTime", "File", "tuple", "closure", "Range", "primitive_type",
+    "tuple_type", "unit_type", "never_type", "function_type", "Formatter", "Arguments",
+];
+
+/// What the standard library says about `ty.member(..)`.
+fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
+    use OutsideMember::{Known, NotKnown};
+    // Members whose result the caller decides (generic conversions): unknown.
+    const GENERIC: &[&str] = &[
+        "into", "try_into", "parse", "as_ref", "as_mut", "borrow", "borrow_mut", "collect",
+        "into_iter", "iter", "iter_mut", "map", "and_then", "fold", "sum", "product",
+        "downcast", "downcast_ref", "downcast_mut", "get", "get_mut",
+    ];
+    const COLLECTIONS: &[&str] = &[
+        "Vec", "VecDeque", "[]", "array", "BTreeSet", "HashSet", "IndexSet", "BinaryHeap",
+        "LinkedList", "Option", "Result",
+    ];
+    const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap"];
+    match (ty, member) {
+        // Iterators, by their element type (`Iterator<T>` here, whatever the real type).
+        (c, "iter" | "iter_mut" | "into_iter" | "drain") if COLLECTIONS.contains(&c) => {
+            Known(Spec::Wrap("Iterator", 0))
+        }
+        (m, "values" | "values_mut" | "into_values") if MAPS.contains(&m) => {
+            Known(Spec::Wrap("Iterator", 1))
+        }
+        (m, "keys" | "into_keys") if MAPS.contains(&m) => Known(Spec::Wrap("Iterator", 0)),
+        ("Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator",
+        "filter" | "skip" | "take" | "rev" | "peekable" | "chain" | "cloned" | "copied"
+        | "by_ref" | "fuse" | "step_by" | "skip_while" | "take_while" | "inspect" | "cycle"
+        | "into_iter") => Known(Spec::Same),
+        ("Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator",
+        "next" | "last" | "nth" | "find" | "max_by_key" | "min_by_key" | "max_by" | "min_by"
+        | "max" | "min" | "next_back" | "nth_back" | "rfind" | "peek") => {
+            Known(Spec::Wrap("Option", 0))
+        }
+        ("Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator",
+        "count" | "any" | "all" | "position" | "rposition" | "for_each" | "len") => {
+            Known(Spec::Opaque)
+        }
+        ("Option", "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+        | "unwrap_unchecked" | "get_or_insert" | "get_or_insert_with" | "insert") => Known(Spec::Arg(0)),
+        ("Option", "as_ref" | "as_mut" | "as_deref" | "as_deref_mut" | "cloned" | "copied"
+        | "take" | "or" | "or_else" | "filter" | "clone" | "replace" | "xor") => Known(Spec::Same),
+        ("Option", "ok_or" | "ok_or_else") => Known(Spec::Wrap("Result", 0)),
+        ("Result", "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+        | "unwrap_unchecked") => Known(Spec::Arg(0)),
+        ("Result", "unwrap_err" | "expect_err") => Known(Spec::Arg(1)),
+        ("Result", "as_ref" | "as_mut" | "clone" | "map_err" | "or_else" | "context"
+        | "with_context" | "as_deref") => Known(Spec::Same),
+        ("Result", "ok") => Known(Spec::Wrap("Option", 0)),
+        ("Result", "err") => Known(Spec::Wrap("Option", 1)),
+        ("Box" | "Rc" | "Arc" | "Weak", "clone") => Known(Spec::Same),
+        ("Rc" | "Arc", "as_ref") | ("Box", "as_ref" | "as_mut") => Known(Spec::Arg(0)),
+        ("Weak", "upgrade") => Known(Spec::Wrap("Option", 0)),
+        ("RefCell", "borrow" | "borrow_mut" | "get_mut" | "into_inner") => Known(Spec::Arg(0)),
+        ("Cell", "get" | "take" | "into_inner") => Known(Spec::Arg(0)),
+        ("Mutex" | "RwLock", "lock" | "read" | "write" | "try_lock" | "into_inner" | "get_mut") => {
+            Known(Spec::Wrap("Result", 0))
+        }
+        ("OnceCell" | "OnceLock" | "LazyCell" | "LazyLock", "get" | "get_mut") => {
+            Known(Spec::Wrap("Option", 0))
+        }
+        ("OnceCell" | "OnceLock", "get_or_init") => Known(Spec::Arg(0)),
+        ("Cow", "into_owned" | "to_mut") => Known(Spec::Arg(0)),
+        ("Vec" | "VecDeque" | "[]" | "array" | "BTreeSet" | "HashSet" | "IndexSet" | "BinaryHeap"
+        | "LinkedList", "get" | "first" | "last" | "get_mut" | "first_mut" | "last_mut" | "pop"
+        | "pop_front" | "pop_back" | "front" | "back" | "front_mut" | "back_mut" | "peek") => {
+            Known(Spec::Wrap("Option", 0))
+        }
+        ("Vec" | "VecDeque", "remove" | "swap_remove") => Known(Spec::Arg(0)),
+        ("Vec" | "VecDeque" | "[]" | "BTreeSet" | "HashSet" | "IndexSet", "clone") => {
+            Known(Spec::Same)
+        }
+        ("HashMap" | "BTreeMap" | "IndexMap", "get" | "get_mut" | "remove") => {
+            Known(Spec::Wrap("Option", 1))
+        }
+        ("HashMap" | "BTreeMap" | "IndexMap", "clone") => Known(Spec::Same),
+        (wrapper, "clone") if DEREF_WRAPPERS.contains(&wrapper) => Known(Spec::Same),
+        (wrapper, _) if DEREF_WRAPPERS.contains(&wrapper) => OutsideMember::Deref(0),
+        (_, member) if GENERIC.contains(&member) => Known(Spec::Unknown),
+        (plain, _) if PLAIN_OUTSIDE.contains(&plain) => Known(Spec::Opaque),
+        _ => NotKnown,
+    }
+}
+
+/// What `?`, indexing, iterating and `.await` give on a standard type.
+fn rust_std_step(ty: &str, step: Step) -> OutsideStep {
+    match (ty, step) {
+        ("Option" | "Result" | "Poll", Step::Unwrap) => Some(Spec::Arg(0)),
+        ("Vec" | "VecDeque" | "[]" | "array", Step::Index | Step::Element) => Some(Spec::Arg(0)),
+        ("BTreeSet" | "HashSet" | "IndexSet" | "Option" | "Result" | "BinaryHeap" | "LinkedList"
+        | "Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator", Step::Element) => {
+            Some(Spec::Arg(0))
+        }
+        ("HashMap" | "BTreeMap" | "IndexMap", Step::Index) => Some(Spec::Arg(1)),
+        (wrapper, Step::Index | Step::Element) if DEREF_WRAPPERS.contains(&wrapper) => {
+            Some(Spec::DerefThen(0))
+        }
+        (_, Step::Await) => Some(Spec::Same),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn module(path: &str, cargo: &[&str]) -> (String, String) {
+        let dirs: HashSet<String> = cargo.iter().map(|s| s.to_string()).collect();
+        let m = rust_module(path, &dirs);
+        (m.crate_key, m.path.join("::"))
+    }
+
+    #[test]
+    fn rust_module_paths_follow_cargo_layout() {
+        assert_eq!(module("src/lib.rs", &[""]), ("".into(), "".into()));
+        assert_eq!(module("src/a/b.rs", &[""]), ("".into(), "a::b".into()));
+        assert_eq!(module("src/a/mod.rs", &[""]), ("".into(), "a".into()));
+        assert_eq!(
+            module("crates/x-y/src/q.rs", &["", "crates/x-y"]),
+            ("crates/x-y".into(), "q".into())
+        );
+        assert_eq!(
+            module("crates/x/tests/t.rs", &["crates/x"]),
+            ("crates/x#tests/t.rs".into(), "".into())
+        );
+        assert_eq!(module("lib/util.rs", &[]), ("".into(), "lib::util".into()));
+        assert_eq!(crate_name("crates/x-y").as_deref(), Some("x_y"));
+        assert_eq!(
+            cargo_package_name("[workspace]\nname = \"no\"\n[package]\nname = \"my-crate\"\n")
+                .as_deref(),
+            Some("my_crate")
+        );
+        assert_eq!(cargo_package_name("[dependencies]\nname = 1"), None);
+    }
+
+    #[test]
+    fn standard_types_answer_for_their_members() {
+        assert!(matches!(
+            rust_std_member("Option", "unwrap"),
+            OutsideMember::Known(Spec::Arg(0))
+        ));
+        assert!(matches!(
+            rust_std_member("Arc", "run"),
+            OutsideMember::Deref(0)
+        ));
+        assert!(matches!(
+            rust_std_member("String", "to_owned"),
+            OutsideMember::Known(Spec::Opaque)
+        ));
+        assert!(matches!(
+            rust_std_member("SomeCrateType", "run"),
+            OutsideMember::NotKnown
+        ));
+        assert_eq!(rust_std_step("Result", Step::Unwrap), Some(Spec::Arg(0)));
+    }
+}

@@ -1,0 +1,1086 @@
+//! The receiver-type pass: which `Type::member` a member use (`x.m()`, `self.f`,
+//! `this.p`) refers to, from declared types only (no type checker).
+//!
+//! Before references are resolved, [`TypeIndex::build`] reads every container (`impl`
+//! blocks, classes, traits, interfaces, structs): which type it defines members of, what
+//! that type implements or extends, and which of its methods implement or override a
+//! trait's, an interface's or a base class's (`overrides`, stored for `refs` and
+//! `callers`). Then each member use's receiver chain (from `mcursor-syntax`, locals
+//! already substituted) is evaluated: the root (`self`, a typed binding, a constant, a
+//! call), then each step, with declared field and return types, generic bounds, and what
+//! the family's standard library says about its own types (`Option::unwrap`, `Vec`
+//! indexing, smart pointers looked through). The member is then looked up on the type,
+//! its supertypes, its traits' default methods and blanket impls.
+//!
+//! The outcome is three-valued: found (`resolved`), absent (the type is known and has no
+//! such member in the repository: `s.len()` on a `String` is not a use of the
+//! repository's `len`, so the use is dropped), or unknown (the family's name-matching
+//! fallback labels it `heuristic`). Absent is only said when every supertype on the way
+//! is known. Evaluation is bounded in depth ([`MAX_DEPTH`]) against cycles through
+//! definitions' types.
+
+use std::cell::RefCell;
+
+use rustc_hash::FxHashMap as HashMap;
+
+use mcursor_syntax::{
+    Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep,
+};
+use rayon::prelude::*;
+
+use super::{CompactFacts, Def, Outcome, Place, Tables};
+use crate::store::NONE;
+
+/// How deep evaluation may nest (a field's type names a constant whose value calls a
+/// function whose return type...).
+const MAX_DEPTH: usize = 6;
+/// Types visited while looking for a member among supertypes.
+const MAX_SUPERTYPES: usize = 32;
+
+/// What a path names, as a family resolver sees it.
+#[derive(Debug, Clone)]
+pub(super) enum Named {
+    /// These repository symbols.
+    Symbols(Vec<u32>),
+    /// Something outside the repository (a standard or dependency type, a global), by
+    /// the last segment of its name.
+    Outside(String),
+    /// A module of the repository used as a value (`import * as m`, `require('./m')`).
+    Module(u32),
+    /// Something in the repository that could not be pinned down.
+    Unknown,
+}
+
+/// A value's type, as far as the pass knows it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(super) enum Ty {
+    Unknown,
+    /// A type of the repository: a struct, enum, union, class, interface, trait (or, in
+    /// JavaScript, a constructor function or an object that has members).
+    Repo(u32),
+    /// Anything that implements these repository traits or interfaces (a type parameter,
+    /// `impl Trait`, `dyn Trait`, `self` in a trait).
+    Bounds(Vec<u32>),
+    /// A type from outside the repository or built into the language, by name, with its
+    /// type arguments.
+    Outside(String, Vec<Ty>),
+    /// An outside value of a type the pass cannot name: certainly not a repository type.
+    Opaque,
+    /// A module of the repository used as a value.
+    Module(u32),
+}
+
+/// A step on a value that is not a member access.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Step {
+    Unwrap,
+    Index,
+    Element,
+    Await,
+}
+
+/// How the result of a standard member or step relates to the receiver's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Spec {
+    /// Its `n`th type argument (`Option<T>::unwrap` is `T`).
+    Arg(usize),
+    /// The receiver's own type (`clone`).
+    Same,
+    /// The named outside type around the `n`th argument (`Result<T>::ok` is `Option<T>`).
+    Wrap(&'static str, usize),
+    /// Some outside type.
+    Opaque,
+    /// Unknown (generic conversions).
+    Unknown,
+    /// Look through the `n`th argument first (a smart pointer), then take the step.
+    DerefThen(usize),
+}
+
+/// What a family's standard library says about a member of one of its types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum OutsideMember {
+    /// A member of the outside type, with its result.
+    Known(Spec),
+    /// Not the wrapper's own: look in its `n`th type argument (auto-deref).
+    Deref(usize),
+    /// The library says nothing.
+    NotKnown,
+}
+
+pub(super) type OutsideStep = Option<Spec>;
+
+/// Where a member lookup ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Lookup {
+    Found(u32),
+    /// The type is known and has no such member in the repository.
+    Absent,
+    Unknown,
+}
+
+/// Members and supertypes of the repository's types.
+#[derive(Default)]
+pub(super) struct TypeIndex {
+    /// (type symbol, member name id) → member symbols, inherent ones first.
+    members: HashMap<(u32, u32), Vec<u32>>,
+    /// Type symbol → the traits it implements, the classes it extends, its interfaces.
+    supertypes: HashMap<u32, Vec<Ty>>,
+    /// (outside type name, member name id) → members of repository impls for that type
+    /// (`impl MyTrait for String`).
+    outside_members: HashMap<(String, u32), Vec<u32>>,
+    /// Member name ids of any outside impl (for opaque receivers).
+    outside_member_names: HashMap<u32, u32>,
+    /// Member name id → members of blanket impls (`impl<T: A> B for T`).
+    blanket_members: HashMap<u32, Vec<u32>>,
+    /// Per file, per container: the type it defines members of.
+    container_types: Vec<Vec<Ty>>,
+    /// Type symbol → its deref target's alias symbol (`impl Deref { type Target = U; }`).
+    deref_targets: HashMap<u32, u32>,
+    /// (member, the trait, interface or base member it implements or overrides).
+    pub overrides: Vec<(u32, u32)>,
+}
+
+thread_local! {
+    /// (resolution run, symbol) → the type of the symbol's value; entries of other runs
+    /// are ignored.
+    static DEFINITION_TYPES: RefCell<(u64, HashMap<u32, Ty>)> =
+        RefCell::new((0, HashMap::default()));
+}
+
+/// One file's contribution to the index, computed in parallel and merged in file order.
+#[derive(Default)]
+struct FileTypes {
+    container_types: Vec<Ty>,
+    /// (type, member, inherent).
+    members: Vec<(u32, u32, bool)>,
+    supertypes: Vec<(u32, Ty)>,
+    outside_members: Vec<(String, u32)>,
+    blanket_members: Vec<u32>,
+    deref_targets: Vec<(u32, u32)>,
+    /// (member, trait type) pairs to find overrides in once members are known.
+    implements: Vec<(u32, Ty)>,
+}
+
+impl TypeIndex {
+    pub fn build(t: &Tables) -> TypeIndex {
+        let per_file: Vec<FileTypes> = (0..t.files.len() as u32)
+            .into_par_iter()
+            .map(|fid| t.file_types(fid))
+            .collect();
+        let mut index = TypeIndex::default();
+        let mut implements = Vec::new();
+        let mut trait_impl_members: Vec<u32> = Vec::new();
+        for file in per_file {
+            index.container_types.push(file.container_types);
+            for (ty, member, inherent) in file.members {
+                let key = (ty, t.name_id_of(member));
+                index.members.entry(key).or_default().push(member);
+                if !inherent {
+                    trait_impl_members.push(member);
+                }
+            }
+            for (ty, supertype) in file.supertypes {
+                let list = index.supertypes.entry(ty).or_default();
+                if !list.contains(&supertype) {
+                    list.push(supertype);
+                }
+            }
+            for (name, member) in file.outside_members {
+                let id = t.name_id_of(member);
+                index
+                    .outside_members
+                    .entry((name, id))
+                    .or_default()
+                    .push(member);
+                *index.outside_member_names.entry(id).or_default() += 1;
+            }
+            for member in file.blanket_members {
+                index
+                    .blanket_members
+                    .entry(t.name_id_of(member))
+                    .or_default()
+                    .push(member);
+            }
+            index.deref_targets.extend(file.deref_targets);
+            implements.extend(file.implements);
+        }
+        // Inherent members first: Rust picks an inherent method over a trait's.
+        trait_impl_members.sort_unstable();
+        for list in index.members.values_mut() {
+            list.sort_by_key(|m| (trait_impl_members.binary_search(m).is_ok(), *m));
+        }
+        // Which trait, interface or base member each member implements or overrides:
+        // the first member of that name found among the supertype's members.
+        let mut overrides: Vec<(u32, u32)> = implements
+            .par_iter()
+            .filter_map(|(member, supertype)| {
+                let symbol = &t.symbols[*member as usize];
+                let kind = match symbol.kind {
+                    SymbolKind::Method | SymbolKind::Function => RefKind::Call,
+                    _ => RefKind::Field,
+                };
+                match index.find_member(t, symbol.family, supertype, &symbol.name, kind, 0) {
+                    Lookup::Found(base) if base != *member => Some((*member, base)),
+                    _ => None,
+                }
+            })
+            .collect();
+        overrides.sort_unstable();
+        overrides.dedup();
+        index.overrides = overrides;
+        index
+    }
+
+    fn members_named(&self, ty: u32, name_id: u32) -> &[u32] {
+        self.members
+            .get(&(ty, name_id))
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// Looks `name` up on `ty`, its supertypes and blanket impls (read-only tables, so
+    /// the override pass can use it before references are resolved).
+    fn find_member(
+        &self,
+        t: &Tables,
+        family: Family,
+        ty: &Ty,
+        name: &str,
+        kind: RefKind,
+        depth: usize,
+    ) -> Lookup {
+        let Some(name_id) = t.by_name.get(name).map(|e| e.0) else {
+            return Lookup::Absent;
+        };
+        let fits = |sid: u32| member_fits(kind, t.symbols[sid as usize].kind, family);
+        // Of several members with the name, the one of the kind the use asks for: a field
+        // access takes the field over a same-named method.
+        let best = |list: &[u32]| -> Option<u32> {
+            list.iter()
+                .copied()
+                .filter(|&m| fits(m))
+                .min_by_key(|&m| member_rank(kind, t.symbols[m as usize].kind))
+        };
+        match ty {
+            Ty::Unknown => Lookup::Unknown,
+            Ty::Opaque => {
+                if self.outside_member_names.contains_key(&name_id)
+                    || self.blanket_members.contains_key(&name_id)
+                {
+                    Lookup::Unknown
+                } else {
+                    Lookup::Absent
+                }
+            }
+            Ty::Module(_) => Lookup::Unknown,
+            Ty::Repo(_) | Ty::Bounds(_) => {
+                let mut work: Vec<Ty> = vec![ty.clone()];
+                let mut seen: Vec<u32> = Vec::new();
+                let mut complete = true;
+                while let Some(current) = work.pop() {
+                    if seen.len() > MAX_SUPERTYPES {
+                        complete = false;
+                        break;
+                    }
+                    let types: Vec<u32> = match current {
+                        Ty::Repo(sid) => vec![sid],
+                        Ty::Bounds(list) => list,
+                        Ty::Unknown | Ty::Module(_) => {
+                            complete = false;
+                            continue;
+                        }
+                        Ty::Outside(..) | Ty::Opaque => continue,
+                    };
+                    // Breadth first: a type's own members before its supertypes'.
+                    let mut next = Vec::new();
+                    for sid in types {
+                        if seen.contains(&sid) {
+                            continue;
+                        }
+                        seen.push(sid);
+                        if let Some(found) = best(self.members_named(sid, name_id)) {
+                            return Lookup::Found(found);
+                        }
+                        if let Some(list) = self.supertypes.get(&sid) {
+                            next.extend(list.iter().cloned());
+                        }
+                        if t.symbols[sid as usize].kind == SymbolKind::EnumVariant {
+                            next.push(t.container_type_of(sid));
+                        }
+                        if let Some(&target) = self.deref_targets.get(&sid)
+                            && depth < MAX_DEPTH
+                        {
+                            next.push(t.symbol_value_type(family, target, None, depth + 1));
+                        }
+                    }
+                    // Keep breadth-first order with a stack: push in reverse.
+                    work.extend(next.into_iter().rev());
+                }
+                if let Some(found) = self.blanket_members.get(&name_id).and_then(|l| best(l)) {
+                    return Lookup::Found(found);
+                }
+                if complete { Lookup::Absent } else { Lookup::Unknown }
+            }
+            Ty::Outside(outside, args) => {
+                if let Some(found) = self
+                    .outside_members
+                    .get(&(outside.clone(), name_id))
+                    .and_then(|l| best(l))
+                {
+                    return Lookup::Found(found);
+                }
+                if let Some(found) = self.blanket_members.get(&name_id).and_then(|l| best(l)) {
+                    return Lookup::Found(found);
+                }
+                match t.resolver(family).outside_member(outside, name) {
+                    OutsideMember::Deref(n) if depth < MAX_DEPTH => match args.get(n) {
+                        Some(inner) => self.find_member(t, family, inner, name, kind, depth + 1),
+                        None => Lookup::Unknown,
+                    },
+                    OutsideMember::Known(_) => Lookup::Absent,
+                    OutsideMember::Deref(_) | OutsideMember::NotKnown => Lookup::Absent,
+                }
+            }
+        }
+    }
+}
+
+/// Whether a member of `symbol` kind can be what a use of `kind` names.
+fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
+    match kind {
+        RefKind::Call => match family {
+            Family::Rust => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
+            // A property holding a function is called like a method.
+            Family::Ecma => matches!(
+                symbol,
+                SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
+            ),
+        },
+        _ => matches!(
+            symbol,
+            SymbolKind::Field
+                | SymbolKind::Method
+                | SymbolKind::Constant
+                | SymbolKind::EnumVariant
+                | SymbolKind::Function
+                | SymbolKind::TypeAlias
+        ),
+    }
+}
+
+/// Lower is better: the kinds a use of `kind` most likely names.
+fn member_rank(kind: RefKind, symbol: SymbolKind) -> u8 {
+    match (kind, symbol) {
+        (RefKind::Call, SymbolKind::Method | SymbolKind::Function) => 0,
+        (RefKind::Call, _) => 1,
+        (_, SymbolKind::Field | SymbolKind::Constant | SymbolKind::EnumVariant) => 0,
+        (_, SymbolKind::TypeAlias) => 1,
+        _ => 2,
+    }
+}
+
+fn spec_result(spec: Spec, receiver: &Ty, args: &[Ty]) -> Ty {
+    match spec {
+        Spec::Arg(n) => args.get(n).cloned().unwrap_or(Ty::Unknown),
+        Spec::Same => receiver.clone(),
+        Spec::Wrap(name, n) => Ty::Outside(
+            name.to_owned(),
+            vec![args.get(n).cloned().unwrap_or(Ty::Unknown)],
+        ),
+        Spec::Opaque => Ty::Opaque,
+        Spec::Unknown | Spec::DerefThen(_) => Ty::Unknown,
+    }
+}
+
+impl Tables<'_> {
+    /// The name id (in the store's name table) of symbol `sid`'s name.
+    fn name_id_of(&self, sid: u32) -> u32 {
+        self.by_name
+            .get(&self.symbols[sid as usize].name)
+            .map_or(NONE, |e| e.0)
+    }
+
+    /// One file's containers: their types, members, supertypes and trait impls.
+    fn file_types(&self, fid: u32) -> FileTypes {
+        let mut out = FileTypes::default();
+        let file = &self.files[fid as usize];
+        let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
+            return out;
+        };
+        let base = self.file_base[fid as usize];
+        // A definition inside each container, for the modules its paths resolve in.
+        let mut member_of: Vec<u32> = vec![NONE; facts.containers.len()];
+        for (i, d) in facts.definitions.iter().enumerate() {
+            if let Some(slot) = member_of.get_mut(d.container_id as usize)
+                && *slot == NONE
+            {
+                *slot = i as u32;
+            }
+        }
+        for (ci, container) in facts.containers.iter().enumerate() {
+            // Paths in the container's head resolve where its members are written (the
+            // same inline modules).
+            let at = self.place(fid, facts, member_of[ci]);
+            let ty = self.eval_type(family, at, &container.self_type, None, 0);
+            out.container_types.push(ty.clone());
+            let implements = container
+                .implements
+                .as_ref()
+                .map(|tr| self.eval_type(family, at, tr, None, 0));
+            let is_deref = implements.is_some()
+                && container.implements.as_ref().is_some_and(|tr| {
+                    matches!(tr, TypeRef::Named { path, .. }
+                        if path.last().map(String::as_str) == self.resolver(family).deref_trait())
+                });
+            let members = facts
+                .definitions
+                .iter()
+                .enumerate()
+                .filter(|(_, d)| d.container_id == ci as u32)
+                .map(|(i, _)| base + i as u32);
+            for member in members {
+                match &ty {
+                    Ty::Repo(sid) => {
+                        out.members.push((*sid, member, implements.is_none()));
+                        if is_deref
+                            && self.symbols[member as usize].kind == SymbolKind::TypeAlias
+                            && self.symbols[member as usize].name == "Target"
+                        {
+                            out.deref_targets.push((*sid, member));
+                        }
+                    }
+                    Ty::Outside(name, _) => out.outside_members.push((name.clone(), member)),
+                    Ty::Bounds(_) | Ty::Unknown if container.blanket => {
+                        out.blanket_members.push(member)
+                    }
+                    _ => {}
+                }
+                if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = &implements {
+                    out.implements.push((member, tr.clone()));
+                }
+                for supertype in &container.supertypes {
+                    let st = self.eval_type(family, at, supertype, None, 0);
+                    if matches!(st, Ty::Repo(_)) {
+                        out.implements.push((member, st));
+                    }
+                }
+            }
+            if let Ty::Repo(sid) = ty {
+                if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = implements {
+                    out.supertypes.push((sid, tr));
+                }
+                for supertype in &container.supertypes {
+                    let st = self.eval_type(family, at, supertype, None, 0);
+                    out.supertypes.push((sid, st));
+                }
+            }
+        }
+        out
+    }
+
+    /// The type a [`Named`] type path stands for.
+    pub(super) fn named_type(&self, family: Family, named: &Named, depth: usize) -> Ty {
+        match named {
+            Named::Symbols(sids) => {
+                let Some(&sid) = sids.first() else {
+                    return Ty::Unknown;
+                };
+                self.symbol_as_type(family, sid, depth)
+            }
+            Named::Outside(name) => Ty::Outside(name.clone(), Vec::new()),
+            Named::Module(fid) => Ty::Module(*fid),
+            Named::Unknown => Ty::Unknown,
+        }
+    }
+
+    /// Symbol `sid` used as a type: itself, what an alias stands for, the enum of a
+    /// variant.
+    fn symbol_as_type(&self, family: Family, sid: u32, depth: usize) -> Ty {
+        let Some(symbol) = self.symbols.get(sid as usize) else {
+            return Ty::Unknown;
+        };
+        match symbol.kind {
+            SymbolKind::TypeAlias if depth < MAX_DEPTH => {
+                self.symbol_value_type(family, sid, None, depth + 1)
+            }
+            SymbolKind::TypeAlias => Ty::Unknown,
+            // A variant stays itself (its positional fields are its own); its members are
+            // its enum's.
+            _ => Ty::Repo(sid),
+        }
+    }
+
+    /// The type of the container symbol `sid` is a member of.
+    fn container_type_of(&self, sid: u32) -> Ty {
+        let Some((fid, facts, d)) = self.definition(sid) else {
+            return Ty::Unknown;
+        };
+        self.container_ty(fid, facts, d)
+    }
+
+    fn container_ty(&self, fid: u32, facts: &CompactFacts, d: &Def) -> Ty {
+        let Some(container) = facts.container_of(d) else {
+            return Ty::Unknown;
+        };
+        let ty = self
+            .types
+            .container_types
+            .get(fid as usize)
+            .and_then(|c| c.get(d.container_id as usize))
+            .cloned()
+            .unwrap_or(Ty::Unknown);
+        match ty {
+            // `self` in a trait or an interface is whatever implements it.
+            Ty::Repo(sid) if container.is_abstract => Ty::Bounds(vec![sid]),
+            ty => ty,
+        }
+    }
+
+    /// Evaluates a written type at `at`; `self_ty` is what `Self` stands for (the
+    /// receiver of a method, when known).
+    fn eval_type(
+        &self,
+        family: Family,
+        at: Place,
+        ty: &TypeRef,
+        self_ty: Option<&Ty>,
+        depth: usize,
+    ) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        match ty {
+            TypeRef::Named { path, args } => {
+                match self.resolver(family).type_path(self, at, path) {
+                    Named::Outside(name) => Ty::Outside(
+                        name,
+                        args.iter()
+                            .map(|a| self.eval_type(family, at, a, self_ty, depth + 1))
+                            .collect(),
+                    ),
+                    // An alias keeps the arguments it was written with.
+                    named => self.named_type(family, &named, depth),
+                }
+            }
+            TypeRef::SelfType => match self_ty {
+                Some(ty) => ty.clone(),
+                None => at.enclosing.map_or(Ty::Unknown, |d| {
+                    self.container_ty(at.fid, at.facts, d)
+                }),
+            },
+            TypeRef::Bounds(bounds) => {
+                let mut repo = Vec::new();
+                let mut outside = None;
+                let mut unknown = false;
+                for bound in bounds {
+                    match self.eval_type(family, at, bound, self_ty, depth + 1) {
+                        Ty::Repo(sid) => repo.push(sid),
+                        Ty::Bounds(list) => repo.extend(list),
+                        ty @ Ty::Outside(..) => {
+                            outside.get_or_insert(ty);
+                        }
+                        _ => unknown = true,
+                    }
+                }
+                match (repo.is_empty(), outside) {
+                    (false, _) => Ty::Bounds(repo),
+                    // Bounded by outside traits only (`impl IntoIterator<Item = T>`): its
+                    // members are those traits', never the repository's own.
+                    (true, Some(outside)) if !unknown => outside,
+                    _ => Ty::Unknown,
+                }
+            }
+            TypeRef::Array(element) => Ty::Outside(
+                "[]".to_owned(),
+                vec![self.eval_type(family, at, element, self_ty, depth + 1)],
+            ),
+            TypeRef::Builtin(name) => Ty::Outside(name.clone(), Vec::new()),
+            // A function value: calling it is not a member use.
+            TypeRef::Function { .. } => Ty::Outside("function".to_owned(), Vec::new()),
+            TypeRef::Unknown => Ty::Unknown,
+        }
+    }
+
+    /// The type parameter `parameter` of a closure receives when passed as argument
+    /// `argument` to function or method `sid` (called on `receiver`).
+    fn callback_param_type(
+        &self,
+        family: Family,
+        sid: u32,
+        argument: u32,
+        parameter: u32,
+        receiver: Option<&Ty>,
+        depth: usize,
+    ) -> Ty {
+        let Some((fid, facts, d)) = self.definition(sid) else {
+            return Ty::Unknown;
+        };
+        let at = self.place(fid, facts, self.symbols[sid as usize].index);
+        let Some(declared) = facts.param(d, argument as usize) else {
+            return Ty::Unknown;
+        };
+        match self.function_params(family, at, declared, depth) {
+            Some((at, params)) => match params.get(parameter as usize) {
+                Some(param) => self.eval_type(family, at, param, receiver, depth + 1),
+                None => Ty::Unknown,
+            },
+            None => Ty::Unknown,
+        }
+    }
+
+    /// The parameter types of a function type as written at `at`: `Fn(A) -> R`, a type
+    /// parameter bounded by one, an alias of one (resolved where the alias is written),
+    /// a box of one.
+    fn function_params<'f>(
+        &'f self,
+        family: Family,
+        at: Place<'f>,
+        ty: &'f TypeRef,
+        depth: usize,
+    ) -> Option<(Place<'f>, &'f [TypeRef])> {
+        if depth > MAX_DEPTH {
+            return None;
+        }
+        match ty {
+            TypeRef::Function { params, .. } => Some((at, params)),
+            TypeRef::Bounds(bounds) => bounds
+                .iter()
+                .find_map(|b| self.function_params(family, at, b, depth + 1)),
+            TypeRef::Named { path, args } => {
+                match self.resolver(family).type_path(self, at, path) {
+                    Named::Symbols(sids) => {
+                        let sid = *sids.first()?;
+                        if self.symbols[sid as usize].kind != SymbolKind::TypeAlias {
+                            return None;
+                        }
+                        let (fid, facts, d) = self.definition(sid)?;
+                        let alias_at = self.place(fid, facts, self.symbols[sid as usize].index);
+                        self.function_params(family, alias_at, facts.type_of(d)?, depth + 1)
+                    }
+                    // `Box<dyn Fn(A)>`, `Rc<..>`, `Arc<..>`.
+                    Named::Outside(_) => args
+                        .first()
+                        .and_then(|a| self.function_params(family, at, a, depth + 1)),
+                    Named::Module(_) | Named::Unknown => None,
+                }
+            }
+            TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => {
+                None
+            }
+        }
+    }
+
+    /// The type a closure parameter receives when the closure is passed to method `name`
+    /// of `receiver`.
+    fn method_callback_type(
+        &self,
+        family: Family,
+        receiver: &Ty,
+        name: &str,
+        argument: u32,
+        parameter: u32,
+        depth: usize,
+    ) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        match receiver {
+            Ty::Outside(outside, args) => {
+                match self
+                    .resolver(family)
+                    .outside_callback(outside, name, argument, parameter)
+                {
+                    Some(Spec::DerefThen(n)) => match args.get(n) {
+                        Some(inner) => self.method_callback_type(
+                            family,
+                            inner,
+                            name,
+                            argument,
+                            parameter,
+                            depth + 1,
+                        ),
+                        None => Ty::Unknown,
+                    },
+                    Some(spec) => spec_result(spec, receiver, args),
+                    None => Ty::Unknown,
+                }
+            }
+            Ty::Repo(_) | Ty::Bounds(_) => {
+                match self.types.find_member(self, family, receiver, name, RefKind::Call, 0) {
+                    Lookup::Found(sid) => self.callback_param_type(
+                        family,
+                        sid,
+                        argument,
+                        parameter,
+                        Some(receiver),
+                        depth + 1,
+                    ),
+                    Lookup::Absent | Lookup::Unknown => Ty::Unknown,
+                }
+            }
+            Ty::Module(fid) => match self.ecma.module_member(self, *fid, name).first() {
+                Some(&sid) => {
+                    self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
+                }
+                None => Ty::Unknown,
+            },
+            Ty::Unknown | Ty::Opaque => Ty::Unknown,
+        }
+    }
+
+    /// The type a closure parameter receives from what the closure is passed to.
+    fn callback_type(
+        &self,
+        family: Family,
+        at: Place,
+        callee: &Callee,
+        argument: u32,
+        parameter: u32,
+        depth: usize,
+    ) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        let resolver = self.resolver(family);
+        match callee {
+            Callee::Method { receiver, name } => {
+                let receiver = self.eval_chain(family, at, receiver, depth + 1);
+                self.method_callback_type(family, &receiver, name, argument, parameter, depth)
+            }
+            Callee::Function(path) => match resolver.call_path(self, at, path) {
+                Named::Symbols(sids) => match sids.first() {
+                    Some(&sid) => {
+                        self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
+                    }
+                    None => Ty::Unknown,
+                },
+                Named::Outside(_) | Named::Module(_) | Named::Unknown => Ty::Unknown,
+            },
+            Callee::Constructor(ty) => {
+                let class = self.eval_type(family, at, ty, None, depth + 1);
+                match self
+                    .types
+                    .find_member(self, family, &class, "constructor", RefKind::Call, 0)
+                {
+                    Lookup::Found(sid) => self.callback_param_type(
+                        family,
+                        sid,
+                        argument,
+                        parameter,
+                        Some(&class),
+                        depth + 1,
+                    ),
+                    Lookup::Absent | Lookup::Unknown => Ty::Unknown,
+                }
+            }
+        }
+    }
+
+    /// The type of symbol `sid`'s value: a field's or constant's declared type, a
+    /// function's return type, an alias's target, a variable's initial value. `self_ty`
+    /// is the receiver a method is called on (what its `Self` means).
+    fn symbol_value_type(&self, family: Family, sid: u32, self_ty: Option<&Ty>, depth: usize) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        let Some((fid, facts, d)) = self.definition(sid) else {
+            return Ty::Unknown;
+        };
+        let index = self.symbols[sid as usize].index;
+        let at = self.place(fid, facts, index);
+        // The definition's own place: paths in its type resolve where it is written,
+        // inside its modules (its parent's place for the modules, itself for `Self`).
+        let declared = facts.type_of(d);
+        // Only a declared type mentioning `Self`, asked for a given receiver, depends on
+        // more than the symbol.
+        let cacheable = !(self_ty.is_some() && declared.is_some_and(mentions_self));
+        if cacheable
+            && let Some(ty) = DEFINITION_TYPES.with(|c| {
+                let cache = c.borrow();
+                (cache.0 == self.run).then(|| cache.1.get(&sid).cloned()).flatten()
+            })
+        {
+            return ty;
+        }
+        let ty = match (declared, facts.value_of(d)) {
+            (Some(declared), _) => self.eval_type(family, at, declared, self_ty, depth + 1),
+            (None, Some(value)) => self.eval_chain(family, at, value, depth + 1),
+            (None, None) => match d.kind {
+                // A class or struct named as a value (`Foo.create()`), an enum variant.
+                SymbolKind::Class
+                | SymbolKind::Struct
+                | SymbolKind::Enum
+                | SymbolKind::Interface
+                | SymbolKind::Trait => Ty::Repo(sid),
+                SymbolKind::EnumVariant => self.container_ty(fid, facts, d),
+                _ => Ty::Unknown,
+            },
+        };
+        if cacheable {
+            DEFINITION_TYPES.with(|c| {
+                let mut cache = c.borrow_mut();
+                if cache.0 != self.run || cache.1.len() > 200_000 {
+                    cache.1.clear();
+                    cache.0 = self.run;
+                }
+                cache.1.insert(sid, ty.clone());
+            });
+        }
+        ty
+    }
+
+    /// Evaluates a value chain at `at`.
+    fn eval_chain(&self, family: Family, at: Place, chain: &ValueChain, depth: usize) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        let resolver = self.resolver(family);
+        let mut ty = match &chain.root {
+            ValueRoot::SelfValue => at
+                .enclosing
+                .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d)),
+            ValueRoot::Super => {
+                let own = at
+                    .enclosing
+                    .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d));
+                match own {
+                    Ty::Repo(sid) => self
+                        .types
+                        .supertypes
+                        .get(&sid)
+                        .and_then(|list| list.iter().find(|t| matches!(t, Ty::Repo(_))))
+                        .cloned()
+                        .unwrap_or(Ty::Unknown),
+                    _ => Ty::Unknown,
+                }
+            }
+            ValueRoot::Typed(ty) => self.eval_type(family, at, ty, None, depth + 1),
+            ValueRoot::Path(path) => match resolver.value_path(self, at, path) {
+                Named::Symbols(sids) => match sids.first() {
+                    Some(&sid) => match self.symbols[sid as usize].kind {
+                        SymbolKind::Function | SymbolKind::Method | SymbolKind::Module => {
+                            Ty::Unknown
+                        }
+                        SymbolKind::TypeAlias => self.symbol_as_type(family, sid, depth + 1),
+                        _ => self.symbol_value_type(family, sid, None, depth + 1),
+                    },
+                    None => Ty::Unknown,
+                },
+                Named::Outside(name) => Ty::Outside(name, Vec::new()),
+                Named::Module(fid) => Ty::Module(fid),
+                Named::Unknown => Ty::Unknown,
+            },
+            ValueRoot::Call(path) => match resolver.call_path(self, at, path) {
+                Named::Symbols(sids) => match sids.first() {
+                    Some(&sid) => match self.symbols[sid as usize].kind {
+                        SymbolKind::Function | SymbolKind::Method => {
+                            // `Foo::new()`: `Self` is the type the path names.
+                            let owner = (path.len() > 1).then(|| {
+                                let named = resolver.type_path(self, at, &path[..path.len() - 1]);
+                                self.named_type(family, &named, depth + 1)
+                            });
+                            self.symbol_value_type(family, sid, owner.as_ref(), depth + 1)
+                        }
+                        SymbolKind::Struct | SymbolKind::Class => Ty::Repo(sid),
+                        SymbolKind::EnumVariant => self.container_type_of(sid),
+                        _ => Ty::Unknown,
+                    },
+                    None => Ty::Unknown,
+                },
+                Named::Outside(name) => match path.len() {
+                    // `Vec::new()`, `String::from(..)`: the outside type, when the
+                    // function is one of its constructors.
+                    n if n >= 2 && is_constructor(&name) => {
+                        Ty::Outside(path[n - 2].clone(), Vec::new())
+                    }
+                    _ => Ty::Unknown,
+                },
+                Named::Module(_) | Named::Unknown => {
+                    // `Foo::default()` from a derive: the repository type, when the
+                    // function is a constructor nobody wrote down.
+                    match path.split_last() {
+                        Some((last, owner)) if !owner.is_empty() && is_constructor(last) => {
+                            let named = resolver.type_path(self, at, owner);
+                            match self.named_type(family, &named, depth + 1) {
+                                ty @ Ty::Repo(_) => ty,
+                                _ => Ty::Unknown,
+                            }
+                        }
+                        _ => Ty::Unknown,
+                    }
+                }
+            },
+            ValueRoot::Callback {
+                callee,
+                argument,
+                parameter,
+            } => self.callback_type(family, at, callee, *argument, *parameter, depth + 1),
+            ValueRoot::Unknown => Ty::Unknown,
+        };
+        for step in &chain.steps {
+            if matches!(ty, Ty::Unknown) {
+                return Ty::Unknown;
+            }
+            ty = match step {
+                ValueStep::Field(name) => self.member_type(family, &ty, name, RefKind::Field, depth),
+                ValueStep::Call(name) => self.member_type(family, &ty, name, RefKind::Call, depth),
+                ValueStep::Unwrap => self.step_type(family, &ty, Step::Unwrap),
+                ValueStep::Index => self.step_type(family, &ty, Step::Index),
+                ValueStep::Element => self.step_type(family, &ty, Step::Element),
+                ValueStep::Await => self.step_type(family, &ty, Step::Await),
+            };
+            if std::env::var("MCURSOR_DEBUG_STEPS").is_ok() {
+                eprintln!("[step] {step:?} -> {ty:?}");
+            }
+        }
+        ty
+    }
+
+    /// The type of `receiver.name` (a field) or `receiver.name(..)` (a call's result).
+    fn member_type(&self, family: Family, receiver: &Ty, name: &str, kind: RefKind, depth: usize) -> Ty {
+        if depth > MAX_DEPTH {
+            return Ty::Unknown;
+        }
+        if let Ty::Module(fid) = receiver {
+            let found = self.ecma.module_member(self, *fid, name);
+            return match found.first() {
+                Some(&sid) => match (kind, self.symbols[sid as usize].kind) {
+                    // `m.Foo` used as a value: the class; `m.f()`: what f returns.
+                    (RefKind::Field, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum) => {
+                        Ty::Repo(sid)
+                    }
+                    _ => self.symbol_value_type(family, sid, None, depth + 1),
+                },
+                None => Ty::Unknown,
+            };
+        }
+        // `.0` of a tuple struct or variant: its positional field.
+        if let (Ty::Repo(owner), Ok(index)) = (receiver, name.parse::<usize>()) {
+            return match self.definition(*owner) {
+                Some((fid, facts, d)) => match facts.tuple_field(d, index) {
+                    Some(field) => {
+                        let at = self.place(fid, facts, self.symbols[*owner as usize].index);
+                        self.eval_type(family, at, field, Some(receiver), depth + 1)
+                    }
+                    None => Ty::Unknown,
+                },
+                None => Ty::Unknown,
+            };
+        }
+        match self.types.find_member(self, family, receiver, name, kind, 0) {
+            Lookup::Found(sid) => {
+                let member_kind = self.symbols[sid as usize].kind;
+                if kind == RefKind::Field && matches!(member_kind, SymbolKind::Method) {
+                    // A method named without calling it: a function value.
+                    return Ty::Unknown;
+                }
+                // Static members in JavaScript sit on the class; instance receivers too.
+                self.symbol_value_type(family, sid, Some(receiver), depth + 1)
+            }
+            Lookup::Unknown => Ty::Unknown,
+            Lookup::Absent => match receiver {
+                Ty::Outside(outside, args) => {
+                    self.outside_member_type(family, receiver, outside, args, name, depth)
+                }
+                _ => Ty::Unknown,
+            },
+        }
+    }
+
+    fn outside_member_type(
+        &self,
+        family: Family,
+        receiver: &Ty,
+        outside: &str,
+        args: &[Ty],
+        name: &str,
+        depth: usize,
+    ) -> Ty {
+        match self.resolver(family).outside_member(outside, name) {
+            OutsideMember::Known(spec) => spec_result(spec, receiver, args),
+            OutsideMember::Deref(n) => match args.get(n) {
+                Some(inner) if depth < MAX_DEPTH => {
+                    self.member_type(family, inner, name, RefKind::Call, depth + 1)
+                }
+                _ => Ty::Unknown,
+            },
+            OutsideMember::NotKnown => Ty::Unknown,
+        }
+    }
+
+    /// The type after unwrapping, indexing, iterating or awaiting.
+    fn step_type(&self, family: Family, ty: &Ty, step: Step) -> Ty {
+        match ty {
+            Ty::Outside(name, args) => match self.resolver(family).outside_step(name, step) {
+                Some(Spec::DerefThen(n)) => match args.get(n) {
+                    Some(inner) => self.step_type(family, inner, step),
+                    None => Ty::Unknown,
+                },
+                Some(spec) => spec_result(spec, ty, args),
+                None => Ty::Unknown,
+            },
+            // A repository type awaited or unwrapped keeps its type (an `async fn`'s
+            // declared return type is already what `.await` gives).
+            Ty::Repo(_) | Ty::Bounds(_) if matches!(step, Step::Await) => ty.clone(),
+            Ty::Opaque => Ty::Opaque,
+            _ => Ty::Unknown,
+        }
+    }
+
+    /// Looks a member up for the family resolvers (`Type::method` paths).
+    pub(super) fn lookup_member(&self, family: Family, ty: &Ty, name: &str, kind: RefKind, depth: usize) -> Lookup {
+        self.types.find_member(self, family, ty, name, kind, depth)
+    }
+
+    /// A member use's outcome from its receiver's type: `Some` when the type settles it
+    /// (found, or known to lack the member), `None` when the type is unknown.
+    pub(super) fn member_of_chain(
+        &self,
+        family: Family,
+        at: Place,
+        chain: &ValueChain,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Outcome> {
+        if self.candidates(name).is_empty() {
+            return Some(Outcome::Drop);
+        }
+        let receiver = self.eval_chain(family, at, chain, 0);
+        if std::env::var("MCURSOR_DEBUG_MEMBER").is_ok_and(|n| n == name || n == "*") {
+            eprintln!(
+                "[types] {}:{} {name} on {} => {receiver:?}",
+                self.files[at.fid as usize].row.path,
+                at.enclosing.map_or(0, |d| d.line),
+                mcursor_syntax::describe_chain(chain)
+            );
+        }
+        if let Ty::Module(fid) = receiver {
+            return self
+                .first_compatible(&self.ecma.module_member(self, fid, name), kind)
+                .map(Outcome::Resolved);
+        }
+        match self.types.find_member(self, family, &receiver, name, kind, 0) {
+            Lookup::Found(sid) => Some(Outcome::Resolved(sid)),
+            Lookup::Absent => Some(Outcome::Drop),
+            Lookup::Unknown => None,
+        }
+    }
+}
+
+/// Functions that make a value of the type they are called on.
+fn is_constructor(name: &str) -> bool {
+    matches!(
+        name,
+        "new" | "default" | "from" | "with_capacity" | "new_in" | "from_str" | "builder" | "create"
+    )
+}
+
+fn mentions_self(ty: &TypeRef) -> bool {
+    match ty {
+        TypeRef::SelfType => true,
+        TypeRef::Named { args, .. } => args.iter().any(mentions_self),
+        TypeRef::Bounds(list) => list.iter().any(mentions_self),
+        TypeRef::Array(inner) => mentions_self(inner),
+        TypeRef::Function { params, ret } => params.iter().any(mentions_self) || mentions_self(ret),
+        TypeRef::Builtin(_) | TypeRef::Unknown => false,
+    }
+}

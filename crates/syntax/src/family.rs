@@ -1,0 +1,888 @@
+//! What extraction needs to know about a family's grammars, as data: comment syntax, the
+//! nodes that wrap declarations, and the node kinds of values and types that the receiver
+//! pass ([`crate::receivers`]) interprets.
+//!
+//! Each [`crate::Family`] has one [`FamilySyntax`]; languages of a family share it (a
+//! TypeScript-only node kind simply never occurs in a JavaScript tree). The code that
+//! reads these tables knows no language: a new family is a new table here (and a resolver
+//! module in `mcursor-index`), not a new branch in the extractor.
+
+use tree_sitter::Language;
+
+/// A node kind with the field that holds its object and the field that holds its name:
+/// `field_expression` / `value` / `field`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Access {
+    pub kind: &'static str,
+    /// Field of the object (empty: the first named child).
+    pub object: &'static str,
+    /// Field of the name (empty: the last named child).
+    pub name: &'static str,
+}
+
+/// A node kind and the field holding the part that matters (empty: the first named child).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Inner {
+    pub kind: &'static str,
+    pub field: &'static str,
+}
+
+pub(crate) struct FamilySyntax {
+    /// Separator of path segments in source (`a::b::C`, `ns.C`).
+    pub path_separator: &'static str,
+    /// Comment node kinds.
+    pub comments: &'static [&'static str],
+    /// Line-comment prefixes that start a doc comment (`///`); a line starting with
+    /// `not_doc_prefix` is not one (`////`).
+    pub doc_line_prefixes: &'static [&'static str],
+    pub not_doc_prefix: &'static str,
+    /// Block-comment delimiters of doc comments (`/**`, `*/`).
+    pub doc_block: (&'static str, &'static str),
+    /// Nodes between a doc comment and its item that do not break the attachment.
+    pub attributes: &'static [&'static str],
+    /// Statements that wrap a declaration (`export const f = ...`): the doc comment and
+    /// the `export` keyword attach to the outermost one.
+    pub declaration_wrappers: &'static [&'static str],
+    /// The statement kind of `export`, whose `default` child marks a default export.
+    pub export_statement: &'static str,
+
+    // ----------------------------------------------------------------- values
+    /// `x.f`: member access.
+    pub member_access: &'static [Access],
+    /// `f(...)`, `x.m(...)`: the field holding the callee.
+    pub calls: &'static [Inner],
+    /// `f::<T>` / generic callee wrappers, looked through to the callee.
+    pub generic_callees: &'static [Inner],
+    /// `x?`, `x!`: the value unwrapped.
+    pub unwraps: &'static [Inner],
+    /// `x.await`, `await x`.
+    pub awaits: &'static [Inner],
+    /// Wrappers that keep the value's type: parentheses, `&x`, `*x`.
+    pub transparent: &'static [Inner],
+    /// `x[i]`.
+    pub indexes: &'static [Inner],
+    /// `x as T`: the field holding the type.
+    pub casts: &'static [Inner],
+    /// `new T(...)`, `T { ... }`: the field holding the type.
+    pub constructions: &'static [Inner],
+    /// `self`, `this`.
+    pub self_values: &'static [&'static str],
+    /// `super`.
+    pub super_values: &'static [&'static str],
+    /// Plain names.
+    pub identifiers: &'static [&'static str],
+    /// Paths written with the separator (`a::b`), as values.
+    pub value_paths: &'static [&'static str],
+    /// Literals, each with the built-in type it has.
+    pub literals: &'static [(&'static str, &'static str)],
+    /// Macro calls (`format!(...)`): the field of the macro name; `literal_macros` maps a
+    /// macro name to the built-in type of its value.
+    pub macro_calls: &'static [Inner],
+    pub literal_macros: &'static [(&'static str, &'static str)],
+
+    // ------------------------------------------------------------------ types
+    /// Wrappers whose inner type is the type: `&T`, `(T)`, `: T`, `readonly T`.
+    pub type_wrappers: &'static [Inner],
+    /// `Name<Args>`: the base's field and the arguments' field.
+    pub generic_types: &'static [Access],
+    /// Type arguments that are not types (`'a`).
+    pub ignored_type_arguments: &'static [&'static str],
+    /// Named types and type paths.
+    pub type_names: &'static [&'static str],
+    /// `[T]`, `T[]`: the element's field.
+    pub array_types: &'static [Inner],
+    /// `impl A`, `dyn A`, `A + B`: types known by their bounds.
+    pub bound_types: &'static [&'static str],
+    /// `A | B | null`.
+    pub union_types: &'static [&'static str],
+    /// Types the language defines: primitives, tuples, literal types.
+    pub builtin_types: &'static [&'static str],
+    /// Function types: their parameter list's field and their return type's field.
+    pub function_types: &'static [Access],
+    /// Built-in type names that say nothing about the value (`any`, `unknown`).
+    pub unknown_type_names: &'static [&'static str],
+    /// Built-in type names a union drops (`null`, `undefined`).
+    pub nullish_type_names: &'static [&'static str],
+    /// The name of the enclosing type (`Self`), and node kinds that stand for it (`this`).
+    pub self_type_name: &'static str,
+    pub self_types: &'static [&'static str],
+    /// Nodes that declare type parameters: the field of the parameter list.
+    pub generic_scopes: &'static str,
+    /// One type parameter: its kind, the field of its bounds (`object`), the field of its
+    /// name.
+    pub type_parameters: &'static [Access],
+    /// `where` clauses (children of the item they constrain) and their predicates: the
+    /// predicate's kind, the field of its bounds, the field of the constrained type.
+    pub where_clauses: &'static [&'static str],
+    pub where_predicates: &'static [Access],
+
+    // ------------------------------------------------------------- declarations
+    /// Where a definition keeps its type: `(definition node kind, field)`. For functions
+    /// and methods, the return type.
+    pub definition_types: &'static [Inner],
+    /// Where a definition keeps its initial value, when it declares no type.
+    pub definition_values: &'static [Inner],
+    /// Function values (`() => ...`): the field of their return type, for variables
+    /// initialized with one.
+    pub function_values: &'static [Inner],
+    /// Functions and methods: the field of their parameter list.
+    pub parameter_lists: &'static [Inner],
+    /// Parameters in such lists: the field of their type. A parameter whose `pattern` is
+    /// a self value (`this: T`) is left out; list children of other kinds are types (the
+    /// parameters of a function type `Fn(A, B)`).
+    pub parameters: &'static [Inner],
+    /// Definitions with positional fields (`struct P(u32, u32)`, `V(String)`): the field
+    /// of the field list; the list's children in its `type` field are the fields' types.
+    pub tuple_fields: &'static [Inner],
+    /// Containers: `impl T`, `class C`, `trait T`, `interface I`.
+    pub containers: &'static [ContainerSyntax],
+}
+
+/// How one kind of container names its type and its supertypes.
+pub(crate) struct ContainerSyntax {
+    pub kind: &'static str,
+    /// The field holding the type whose members the container defines (empty: the
+    /// container's own name).
+    pub self_type: &'static str,
+    /// `impl Trait for Type`: the field holding the trait.
+    pub implements: &'static str,
+    /// Node kinds (anywhere among the children, one level down into these clauses) whose
+    /// named children are supertypes: `extends_clause`, `implements_clause`, trait bounds.
+    pub supertype_clauses: &'static [Inner],
+    /// A trait or interface: `self` in it is anything that implements it.
+    pub abstract_type: bool,
+}
+
+pub(crate) static RUST: FamilySyntax = FamilySyntax {
+    path_separator: "::",
+    comments: &["line_comment", "block_comment"],
+    doc_line_prefixes: &["///"],
+    not_doc_prefix: "////",
+    doc_block: ("/**", "*/"),
+    attributes: &["attribute_item"],
+    declaration_wrappers: &[],
+    export_statement: "",
+
+    member_access: &[Access {
+        kind: "field_expression",
+        object: "value",
+        name: "field",
+    }],
+    calls: &[Inner {
+        kind: "call_expression",
+        field: "function",
+    }],
+    generic_callees: &[Inner {
+        kind: "generic_function",
+        field: "function",
+    }],
+    unwraps: &[Inner {
+        kind: "try_expression",
+        field: "",
+    }],
+    awaits: &[Inner {
+        kind: "await_expression",
+        field: "",
+    }],
+    transparent: &[
+        Inner {
+            kind: "parenthesized_expression",
+            field: "",
+        },
+        Inner {
+            kind: "reference_expression",
+            field: "value",
+        },
+        Inner {
+            kind: "unary_expression",
+            field: "",
+        },
+    ],
+    indexes: &[Inner {
+        kind: "index_expression",
+        field: "",
+    }],
+    casts: &[Inner {
+        kind: "type_cast_expression",
+        field: "type",
+    }],
+    constructions: &[Inner {
+        kind: "struct_expression",
+        field: "name",
+    }],
+    self_values: &["self"],
+    super_values: &[],
+    identifiers: &["identifier"],
+    value_paths: &["scoped_identifier"],
+    literals: &[
+        ("string_literal", "str"),
+        ("raw_string_literal", "str"),
+        ("char_literal", "char"),
+        ("integer_literal", "i32"),
+        ("float_literal", "f64"),
+        ("boolean_literal", "bool"),
+        ("array_expression", "array"),
+        ("tuple_expression", "tuple"),
+        ("closure_expression", "closure"),
+        ("range_expression", "Range"),
+    ],
+    macro_calls: &[Inner {
+        kind: "macro_invocation",
+        field: "macro",
+    }],
+    literal_macros: &[("format", "String"), ("vec", "Vec")],
+
+    type_wrappers: &[
+        Inner {
+            kind: "reference_type",
+            field: "type",
+        },
+        Inner {
+            kind: "pointer_type",
+            field: "type",
+        },
+    ],
+    generic_types: &[Access {
+        kind: "generic_type",
+        object: "type",
+        name: "type_arguments",
+    }],
+    ignored_type_arguments: &["lifetime"],
+    type_names: &["type_identifier", "scoped_type_identifier"],
+    array_types: &[Inner {
+        kind: "array_type",
+        field: "element",
+    }],
+    bound_types: &["abstract_type", "dynamic_type", "bounded_type"],
+    union_types: &[],
+    builtin_types: &["primitive_type", "tuple_type", "unit_type", "never_type"],
+    function_types: &[Access {
+        kind: "function_type",
+        object: "parameters",
+        name: "return_type",
+    }],
+    unknown_type_names: &["_"],
+    nullish_type_names: &[],
+    self_type_name: "Self",
+    self_types: &[],
+    generic_scopes: "type_parameters",
+    type_parameters: &[Access {
+        kind: "type_parameter",
+        object: "bounds",
+        name: "name",
+    }],
+    where_clauses: &["where_clause"],
+    where_predicates: &[Access {
+        kind: "where_predicate",
+        object: "bounds",
+        name: "left",
+    }],
+
+    definition_types: &[
+        Inner {
+            kind: "field_declaration",
+            field: "type",
+        },
+        Inner {
+            kind: "function_item",
+            field: "return_type",
+        },
+        Inner {
+            kind: "function_signature_item",
+            field: "return_type",
+        },
+        Inner {
+            kind: "const_item",
+            field: "type",
+        },
+        Inner {
+            kind: "static_item",
+            field: "type",
+        },
+        Inner {
+            kind: "type_item",
+            field: "type",
+        },
+    ],
+    definition_values: &[],
+    function_values: &[],
+    parameter_lists: &[
+        Inner {
+            kind: "function_item",
+            field: "parameters",
+        },
+        Inner {
+            kind: "function_signature_item",
+            field: "parameters",
+        },
+    ],
+    parameters: &[Inner {
+        kind: "parameter",
+        field: "type",
+    }],
+    tuple_fields: &[
+        Inner {
+            kind: "struct_item",
+            field: "body",
+        },
+        Inner {
+            kind: "enum_variant",
+            field: "body",
+        },
+    ],
+    containers: &[
+        ContainerSyntax {
+            kind: "impl_item",
+            self_type: "type",
+            implements: "trait",
+            supertype_clauses: &[],
+            abstract_type: false,
+        },
+        ContainerSyntax {
+            kind: "trait_item",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[Inner {
+                kind: "trait_bounds",
+                field: "",
+            }],
+            abstract_type: true,
+        },
+        ContainerSyntax {
+            kind: "struct_item",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            abstract_type: false,
+        },
+        ContainerSyntax {
+            kind: "enum_item",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            abstract_type: false,
+        },
+        ContainerSyntax {
+            kind: "union_item",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            abstract_type: false,
+        },
+    ],
+};
+
+pub(crate) static ECMA: FamilySyntax = FamilySyntax {
+    path_separator: ".",
+    comments: &["comment"],
+    doc_line_prefixes: &[],
+    not_doc_prefix: "",
+    doc_block: ("/**", "*/"),
+    attributes: &["decorator"],
+    declaration_wrappers: &[
+        "lexical_declaration",
+        "variable_declaration",
+        "export_statement",
+        "ambient_declaration",
+    ],
+    export_statement: "export_statement",
+
+    member_access: &[Access {
+        kind: "member_expression",
+        object: "object",
+        name: "property",
+    }],
+    calls: &[Inner {
+        kind: "call_expression",
+        field: "function",
+    }],
+    generic_callees: &[],
+    unwraps: &[Inner {
+        kind: "non_null_expression",
+        field: "",
+    }],
+    awaits: &[Inner {
+        kind: "await_expression",
+        field: "",
+    }],
+    transparent: &[Inner {
+        kind: "parenthesized_expression",
+        field: "",
+    }],
+    indexes: &[Inner {
+        kind: "subscript_expression",
+        field: "object",
+    }],
+    casts: &[
+        Inner {
+            kind: "as_expression",
+            field: "",
+        },
+        Inner {
+            kind: "satisfies_expression",
+            field: "",
+        },
+        Inner {
+            kind: "type_assertion",
+            field: "",
+        },
+    ],
+    constructions: &[Inner {
+        kind: "new_expression",
+        field: "constructor",
+    }],
+    self_values: &["this"],
+    super_values: &["super"],
+    identifiers: &["identifier"],
+    value_paths: &[],
+    literals: &[
+        ("string", "string"),
+        ("template_string", "string"),
+        ("number", "number"),
+        ("true", "boolean"),
+        ("false", "boolean"),
+        ("regex", "RegExp"),
+        ("array", "array"),
+        ("arrow_function", "function"),
+        ("function_expression", "function"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[
+        Inner {
+            kind: "type_annotation",
+            field: "",
+        },
+        Inner {
+            kind: "parenthesized_type",
+            field: "",
+        },
+        Inner {
+            kind: "readonly_type",
+            field: "",
+        },
+        Inner {
+            kind: "opting_type_annotation",
+            field: "",
+        },
+        Inner {
+            kind: "omitting_type_annotation",
+            field: "",
+        },
+    ],
+    generic_types: &[Access {
+        kind: "generic_type",
+        object: "name",
+        name: "type_arguments",
+    }],
+    ignored_type_arguments: &[],
+    type_names: &["type_identifier", "nested_type_identifier", "identifier"],
+    array_types: &[Inner {
+        kind: "array_type",
+        field: "",
+    }],
+    bound_types: &[],
+    union_types: &["union_type"],
+    builtin_types: &[
+        "predefined_type",
+        "literal_type",
+        "tuple_type",
+        "template_literal_type",
+        "object_type",
+    ],
+    function_types: &[Access {
+        kind: "function_type",
+        object: "parameters",
+        name: "return_type",
+    }],
+    unknown_type_names: &["any", "unknown"],
+    nullish_type_names: &["null", "undefined", "void"],
+    self_type_name: "",
+    self_types: &["this_type"],
+    generic_scopes: "type_parameters",
+    type_parameters: &[Access {
+        kind: "type_parameter",
+        object: "constraint",
+        name: "name",
+    }],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[
+        Inner {
+            kind: "public_field_definition",
+            field: "type",
+        },
+        Inner {
+            kind: "property_signature",
+            field: "type",
+        },
+        Inner {
+            kind: "required_parameter",
+            field: "type",
+        },
+        Inner {
+            kind: "optional_parameter",
+            field: "type",
+        },
+        Inner {
+            kind: "method_definition",
+            field: "return_type",
+        },
+        Inner {
+            kind: "method_signature",
+            field: "return_type",
+        },
+        Inner {
+            kind: "abstract_method_signature",
+            field: "return_type",
+        },
+        Inner {
+            kind: "function_declaration",
+            field: "return_type",
+        },
+        Inner {
+            kind: "function_signature",
+            field: "return_type",
+        },
+        Inner {
+            kind: "variable_declarator",
+            field: "type",
+        },
+        Inner {
+            kind: "type_alias_declaration",
+            field: "value",
+        },
+    ],
+    definition_values: &[
+        Inner {
+            kind: "variable_declarator",
+            field: "value",
+        },
+        Inner {
+            kind: "public_field_definition",
+            field: "value",
+        },
+        Inner {
+            kind: "field_definition",
+            field: "value",
+        },
+        Inner {
+            kind: "assignment_expression",
+            field: "right",
+        },
+    ],
+    function_values: &[
+        Inner {
+            kind: "arrow_function",
+            field: "return_type",
+        },
+        Inner {
+            kind: "function_expression",
+            field: "return_type",
+        },
+    ],
+    parameter_lists: &[
+        Inner {
+            kind: "function_declaration",
+            field: "parameters",
+        },
+        Inner {
+            kind: "generator_function_declaration",
+            field: "parameters",
+        },
+        Inner {
+            kind: "function_signature",
+            field: "parameters",
+        },
+        Inner {
+            kind: "method_definition",
+            field: "parameters",
+        },
+        Inner {
+            kind: "method_signature",
+            field: "parameters",
+        },
+        Inner {
+            kind: "abstract_method_signature",
+            field: "parameters",
+        },
+        Inner {
+            kind: "arrow_function",
+            field: "parameters",
+        },
+        Inner {
+            kind: "function_expression",
+            field: "parameters",
+        },
+    ],
+    parameters: &[
+        Inner {
+            kind: "required_parameter",
+            field: "type",
+        },
+        Inner {
+            kind: "optional_parameter",
+            field: "type",
+        },
+    ],
+    tuple_fields: &[],
+    containers: &[
+        ContainerSyntax {
+            kind: "class_declaration",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[
+                Inner {
+                    kind: "class_heritage",
+                    field: "",
+                },
+                Inner {
+                    kind: "extends_clause",
+                    field: "value",
+                },
+                Inner {
+                    kind: "implements_clause",
+                    field: "",
+                },
+            ],
+            abstract_type: false,
+        },
+        ContainerSyntax {
+            kind: "class",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[
+                Inner {
+                    kind: "class_heritage",
+                    field: "",
+                },
+                Inner {
+                    kind: "extends_clause",
+                    field: "value",
+                },
+                Inner {
+                    kind: "implements_clause",
+                    field: "",
+                },
+            ],
+            abstract_type: false,
+        },
+        ContainerSyntax {
+            kind: "abstract_class_declaration",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[
+                Inner {
+                    kind: "class_heritage",
+                    field: "",
+                },
+                Inner {
+                    kind: "extends_clause",
+                    field: "value",
+                },
+                Inner {
+                    kind: "implements_clause",
+                    field: "",
+                },
+            ],
+            abstract_type: false,
+        },
+        ContainerSyntax {
+            kind: "interface_declaration",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[Inner {
+                kind: "extends_type_clause",
+                field: "",
+            }],
+            abstract_type: true,
+        },
+        ContainerSyntax {
+            kind: "enum_declaration",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            abstract_type: false,
+        },
+        // `X.prototype.m = function ...` and `obj.m = function ...` (CommonJS): the
+        // assignment is the container of the method it defines.
+        ContainerSyntax {
+            kind: "assignment_expression",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            abstract_type: false,
+        },
+    ],
+};
+
+/// What one node kind is to the receiver pass, resolved per grammar.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NodeRole {
+    None,
+    /// Field ids of the object and the name.
+    MemberAccess(u16, u16),
+    Call(u16),
+    GenericCallee(u16),
+    Unwrap(u16),
+    Await(u16),
+    Transparent(u16),
+    Index(u16),
+    Cast(u16),
+    Construction(u16),
+    SelfValue,
+    SuperValue,
+    Identifier,
+    ValuePath,
+    Literal(u16),
+    MacroCall(u16),
+    TypeWrapper(u16),
+    /// Field ids of the base type and the arguments.
+    GenericType(u16, u16),
+    TypeName,
+    ArrayType(u16),
+    BoundType,
+    UnionType,
+    BuiltinType,
+    SelfType,
+    /// Field ids of the parameter list and the return type.
+    FunctionType(u16, u16),
+}
+
+/// A [`FamilySyntax`] resolved against one grammar: node kind id → role, field names →
+/// field ids. Built once per language.
+pub(crate) struct FamilyKinds {
+    pub syntax: &'static FamilySyntax,
+    roles: Vec<NodeRole>,
+    /// Interned field ids of every field name the tables use (0: none).
+    fields: Vec<(&'static str, u16)>,
+}
+
+impl FamilyKinds {
+    pub fn new(syntax: &'static FamilySyntax, language: &Language) -> Self {
+        let mut roles = vec![NodeRole::None; language.node_kind_count()];
+        let mut fields: Vec<(&'static str, u16)> = Vec::new();
+        let mut field = |name: &'static str| -> u16 {
+            if name.is_empty() {
+                return 0;
+            }
+            if let Some(&(_, id)) = fields.iter().find(|(n, _)| *n == name) {
+                return id;
+            }
+            let id = language.field_id_for_name(name).map_or(0, |id| id.get());
+            fields.push((name, id));
+            id
+        };
+        let mut set = |kind: &str, role: NodeRole| {
+            // A kind name can have a named and an anonymous id; only named nodes matter.
+            let id = language.id_for_node_kind(kind, true);
+            if id != 0
+                && let Some(slot) = roles.get_mut(id as usize)
+                && *slot == NodeRole::None
+            {
+                *slot = role;
+            }
+        };
+        for a in syntax.member_access {
+            let (object, name) = (field(a.object), field(a.name));
+            set(a.kind, NodeRole::MemberAccess(object, name));
+        }
+        let inner_sets: [(&[Inner], fn(u16) -> NodeRole); 11] = [
+            (syntax.calls, NodeRole::Call),
+            (syntax.generic_callees, NodeRole::GenericCallee),
+            (syntax.unwraps, NodeRole::Unwrap),
+            (syntax.awaits, NodeRole::Await),
+            (syntax.transparent, NodeRole::Transparent),
+            (syntax.indexes, NodeRole::Index),
+            (syntax.casts, NodeRole::Cast),
+            (syntax.constructions, NodeRole::Construction),
+            (syntax.macro_calls, NodeRole::MacroCall),
+            (syntax.type_wrappers, NodeRole::TypeWrapper),
+            (syntax.array_types, NodeRole::ArrayType),
+        ];
+        for (list, role) in inner_sets {
+            for inner in list {
+                let id = field(inner.field);
+                set(inner.kind, role(id));
+            }
+        }
+        for f in syntax.function_types {
+            let (params, ret) = (field(f.object), field(f.name));
+            set(f.kind, NodeRole::FunctionType(params, ret));
+        }
+        for g in syntax.generic_types {
+            let (base, args) = (field(g.object), field(g.name));
+            set(g.kind, NodeRole::GenericType(base, args));
+        }
+        for (i, (kind, _)) in syntax.literals.iter().enumerate() {
+            set(kind, NodeRole::Literal(i as u16));
+        }
+        for (kinds, role) in [
+            (syntax.self_values, NodeRole::SelfValue),
+            (syntax.super_values, NodeRole::SuperValue),
+            (syntax.identifiers, NodeRole::Identifier),
+            (syntax.value_paths, NodeRole::ValuePath),
+            (syntax.type_names, NodeRole::TypeName),
+            (syntax.bound_types, NodeRole::BoundType),
+            (syntax.union_types, NodeRole::UnionType),
+            (syntax.builtin_types, NodeRole::BuiltinType),
+            (syntax.self_types, NodeRole::SelfType),
+        ] {
+            for kind in kinds {
+                set(kind, role);
+            }
+        }
+        for a in syntax.type_parameters.iter().chain(syntax.where_predicates) {
+            field(a.object);
+            field(a.name);
+        }
+        for inner in syntax
+            .definition_types
+            .iter()
+            .chain(syntax.definition_values)
+            .chain(syntax.function_values)
+            .chain(syntax.tuple_fields)
+            .chain(syntax.parameter_lists)
+            .chain(syntax.parameters)
+        {
+            field(inner.field);
+        }
+        for c in syntax.containers {
+            field(c.self_type);
+            field(c.implements);
+            for clause in c.supertype_clauses {
+                field(clause.field);
+            }
+        }
+        field(syntax.generic_scopes);
+        field("name");
+        field("body");
+        field("type");
+        field("pattern");
+        field("parameter");
+        field("arguments");
+        Self {
+            syntax,
+            roles,
+            fields,
+        }
+    }
+
+    pub fn role(&self, kind_id: u16) -> NodeRole {
+        self.roles
+            .get(kind_id as usize)
+            .copied()
+            .unwrap_or(NodeRole::None)
+    }
+
+    /// The id of a field name the tables use; 0 for an empty name or one the grammar
+    /// does not have.
+    pub fn field(&self, name: &str) -> u16 {
+        self.fields
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |&(_, id)| id)
+    }
+}
