@@ -6,7 +6,8 @@ service) wrote: every declaration of a project with the lines that use it. For e
 declaration, mcursor is asked `mcursor refs PATH:LINE:COLUMN --json` (the declaration by
 its position, so same-named symbols are never confused) and grep is asked
 `grep -rnwF NAME` over the project's source files; both are scored at path:line against
-the truth. The declaration's own line is left out of every answer and of the truth.
+the truth. The declaration's own line is left out of every answer and of the truth. Rust file modules
+(rust-analyzer's declarations at 1:1 of each file) are left out: their `mod` items count.
 
 Declarations fall into classes:
   member-shared  methods, fields, properties whose name another declaration shares
@@ -91,6 +92,13 @@ def main():
 
     truth = json.load(open(args.truth))
     definitions = truth["definitions"] if isinstance(truth, dict) else truth
+    # A Rust file's own module is declared by its `mod` item in the parent, which mcursor
+    # indexes; rust-analyzer also names the file itself (at 1:1, `crate` for the root).
+    # Those have no position mcursor could be asked about, so they are left out.
+    definitions = [
+        d for d in definitions
+        if not (d["kind"] == "module" and d["line"] == 1 and d["column"] == 1)
+    ]
     outside = set(truth.get("outside_names", [])) if isinstance(truth, dict) else set()
     exts = args.ext or ["rs", "ts", "tsx", "js", "jsx", "mjs", "cjs", "mts", "cts"]
 

@@ -5,14 +5,16 @@
 // constructor parameter properties, enum members, and the CommonJS forms
 // `exports.x = ...`, `X.prototype.m = ...`, `obj.m = function ...`,
 // `module.exports = { ... }`), each with the lines where `findReferences` finds it used.
+// A `require` binding is an import, not a declaration (as an ES `import` is not).
 //
 // Output (stdout): JSON {definitions: [{path, line, column, name, kind, refs: ["path:line",
 // ...]}], outside_names: [member names used from outside the project]},
 // 1-based lines and byte columns. `kind` is "member" (methods, properties, accessors,
 // parameter properties), "variant" (enum members) or "top" (everything else).
 //
-// Only references in the reference group whose definition is the declaration itself (and
-// in the groups of its import/export aliases) count: a call through an interface is a
+// Only references in the reference group whose definition is the declaration itself (or
+// another declaration of the same symbol: an overload) and in the groups of its
+// import/export aliases count: a call through an interface is a
 // reference of the interface member, as rust-analyzer reports a call through a trait as
 // one of the trait method.
 //
@@ -74,10 +76,25 @@ function lineCol(sf, pos) {
   return { line: lc.line + 1, column: Buffer.byteLength(lineText, 'utf8') + 1 };
 }
 
+function isRequire(init) {
+  while (init && ts.isPropertyAccessExpression(init)) init = init.expression;
+  return !!init && ts.isCallExpression(init) && ts.isIdentifier(init.expression) && init.expression.text === 'require';
+}
+
 const declarations = [];
+const checker = program.getTypeChecker();
 function add(sf, nameNode, kind) {
   if (!nameNode || !(ts.isIdentifier(nameNode) || ts.isPrivateIdentifier(nameNode) || ts.isStringLiteral(nameNode))) return;
-  declarations.push({ sf, pos: nameNode.getStart(sf), name: nameNode.text, kind });
+  // Every declaration of the same symbol (the signatures of an overload set): the
+  // language service files the references under one of them.
+  const symbol = checker.getSymbolAtLocation(nameNode);
+  const same = new Set(
+    ((symbol && symbol.declarations) || [])
+      .map((decl) => decl.name)
+      .filter((n) => n)
+      .map((n) => `${n.getSourceFile().fileName}:${n.getStart()}`)
+  );
+  declarations.push({ sf, pos: nameNode.getStart(sf), name: nameNode.text, kind, same });
 }
 
 function visit(sf, node, topLevel) {
@@ -93,7 +110,9 @@ function visit(sf, node, topLevel) {
       if (topLevel) add(sf, node.name, 'top');
       break;
     case ts.SyntaxKind.VariableStatement:
-      if (topLevel) for (const d of node.declarationList.declarations) add(sf, d.name, 'top');
+      // `const x = require('./x')` (and `require('./x').y`) binds an import, as an ES
+      // `import` does: not a declaration of its own.
+      if (topLevel) for (const d of node.declarationList.declarations) if (!isRequire(d.initializer)) add(sf, d.name, 'top');
       break;
     case ts.SyntaxKind.MethodDeclaration:
     case ts.SyntaxKind.PropertyDeclaration:
@@ -156,7 +175,8 @@ for (const d of declarations) {
     const def = group.definition;
     // The declaration's own group, and the groups of the import and export aliases of it
     // (a use in an importing file is listed under that file's import).
-    const own = def.fileName === d.sf.fileName && def.textSpan.start === d.pos;
+    const own =
+      (def.fileName === d.sf.fileName && def.textSpan.start === d.pos) || d.same.has(`${def.fileName}:${def.textSpan.start}`);
     if (!own && def.kind !== ts.ScriptElementKind.alias) continue;
     for (const r of group.references) {
       if (r.isDefinition) continue;
@@ -171,7 +191,6 @@ for (const d of declarations) {
 }
 // Member names the project uses from outside (`next` of an iterator, `push` of an array):
 // a member sharing one of them is as ambiguous to grep as one sharing a local name.
-const checker = program.getTypeChecker();
 const outside = new Set();
 function collectOutside(sf, node) {
   if (ts.isPropertyAccessExpression(node)) {

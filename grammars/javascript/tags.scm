@@ -21,7 +21,7 @@
 (program (expression_statement (assignment_expression left: (member_expression object: (member_expression property: (property_identifier) @_prototype) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] @definition.method)) (#eq? @_prototype "prototype"))
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_exports property: (property_identifier) @name) right: [(function_expression) (arrow_function)] @definition.function)) (#eq? @_exports "exports"))
 (program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) property: (property_identifier) @name) right: [(function_expression) (arrow_function)] @definition.function)) (#eq? @_module "module") (#eq? @_exports "exports"))
-(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_exports property: (property_identifier) @name) right: (_) @_value) @definition.variable) (#eq? @_exports "exports") (#not-match? @_value "^require\\s*\\("))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_exports property: (property_identifier) @name) right: (_) @_value) @definition.variable) (#eq? @_exports "exports") (#not-match? @_value "^require\\s*\\(\\s*[\"'][^\"']*[\"']\\s*\\)(\\s*\\.\\s*[A-Za-z_$][A-Za-z0-9_$]*)?$"))
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_object property: (property_identifier) @name) right: [(function_expression) (arrow_function)] @definition.method)) (#not-any-of? @_object "exports" "module" "window" "global" "globalThis"))
 ; `module.exports = { f: function () {}, g }`: functions defined in the exported object.
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function)]) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
@@ -31,8 +31,8 @@
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
 (program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
 (program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)))
-(program (lexical_declaration (variable_declarator name: (identifier) @name value: (_)? @_value) @definition.constant) (#not-match? @_value "^require\\s*\\("))
-(program (variable_declaration (variable_declarator name: (identifier) @name value: (_)? @_value) @definition.variable) (#not-match? @_value "^require\\s*\\("))
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: (_)? @_value) @definition.constant) (#not-match? @_value "^require\\s*\\(\\s*[\"'][^\"']*[\"']\\s*\\)(\\s*\\.\\s*[A-Za-z_$][A-Za-z0-9_$]*)?$"))
+(program (variable_declaration (variable_declarator name: (identifier) @name value: (_)? @_value) @definition.variable) (#not-match? @_value "^require\\s*\\(\\s*[\"'][^\"']*[\"']\\s*\\)(\\s*\\.\\s*[A-Za-z_$][A-Za-z0-9_$]*)?$"))
 (program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name) @definition.constant)))
 (program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name) @definition.variable)))
 
@@ -62,6 +62,7 @@
 
 (variable_declarator name: (identifier) @local.definition value: (_)? @local.value)
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local.definition) value: (_) @local.destructure)
+(variable_declarator name: (object_pattern (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local.definition)) value: (_) @local.destructure)
 (variable_declarator name: (_ (identifier) @local.definition) value: (_)? @local.opaque)
 (variable_declarator name: (_ (shorthand_property_identifier_pattern) @local.definition) value: (_)? @local.opaque)
 ; A callback's parameters take their types from what it is passed to: the callee's

@@ -101,13 +101,9 @@
 ; A binding becomes visible after its whole match: `let x = x(..)` uses the outer `x`.
 (let_declaration pattern: (identifier) @local.definition type: (_)? @local.type value: (_)? @local.value)
 (let_declaration pattern: (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
-(let_declaration pattern: (_ (identifier) @local.definition) value: (_)? @local.opaque)
-(let_declaration pattern: (_ (_ (identifier) @local.definition)) value: (_)? @local.opaque)
+(let_declaration pattern: (tuple_pattern (identifier) @local.definition) value: (_)? @local.opaque)
 (let_condition pattern: (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
-(let_condition pattern: (_ (identifier) @local.definition) value: (_) @local.opaque)
-(let_condition pattern: (_ (_ (identifier) @local.definition)) value: (_) @local.opaque)
 (parameter pattern: (identifier) @local.definition type: (_) @local.type)
-(parameter pattern: (_ (identifier) @local.definition))
 ; A closure's parameters take their types from what the closure is passed to: the
 ; callee's declared parameter, or for standard types their element (`xs.iter().find(|a| ..)`).
 (call_expression function: (_) @local.callee arguments: (arguments (closure_expression parameters: (closure_parameters (identifier) @local.definition))))
@@ -115,17 +111,25 @@
 (closure_parameters (identifier) @local.definition)
 (closure_parameters (parameter pattern: (identifier) @local.definition type: (_)? @local.type))
 (for_expression pattern: (identifier) @local.definition value: (_) @local.element)
-(for_expression pattern: (_ (identifier) @local.definition) value: (_) @local.opaque)
 (match_expression value: (_) @local.unwrap body: (match_block (match_arm pattern: (match_pattern (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition)))) (#any-of? @_some "Some" "Ok"))
 (match_pattern (identifier) @local.definition)
-(match_pattern (_ (identifier) @local.definition))
+; Names bound inside patterns. Only these positions bind: a path in a pattern
+; (`Kind::V(x)`, `Kind::Unit`) names a variant or a constant, never a new local.
 (tuple_struct_pattern type: (_) @local.positional (identifier) @local.definition)
-(tuple_struct_pattern (identifier) @local.definition)
+(tuple_pattern (identifier) @local.definition)
+(slice_pattern (identifier) @local.definition)
+(reference_pattern (identifier) @local.definition)
+(ref_pattern (identifier) @local.definition)
+(mut_pattern (identifier) @local.definition)
+(captured_pattern (identifier) @local.definition)
+(or_pattern (identifier) @local.definition)
 (field_pattern pattern: (identifier) @local.definition)
-(field_pattern (shorthand_field_identifier) @local.definition)
+(field_pattern name: (shorthand_field_identifier) @local.definition)
 
-; Attributes (`#[test]`, `#[derive(Debug)]`) name no item of the repository.
+; Attributes (`#[test]`, `#[derive(Debug)]`) name no item of the repository; the name of an
+; associated type bound (`Iterator<Item = T>`) is the trait's, not a type in scope.
 (attribute_item) @ignore.inside
+(type_binding name: (_) @ignore.inside)
 
 ; ------------------------------------------------------------------- imports
 ; Use trees are walked in code (crates/syntax/src/imports.rs); the query only finds them.

@@ -442,11 +442,25 @@ impl Index {
                     None => true,
                 };
                 let range = self.store.file(file).map(|f| f.symbols).unwrap_or(0..0);
-                for id in range {
+                for id in range.clone() {
                     if let Some(s) = self.store.symbol(id)
                         && s.line == *line
                         && on_name(s.column, s.name.len())
                     {
+                        // Overloads (TypeScript signatures before an implementation) are one
+                        // function: uses resolve to one of them, so ask for all.
+                        let overloads: Vec<SymbolHit> = range
+                            .filter_map(|other| self.store.symbol(other))
+                            .filter(|o| {
+                                o.kind == s.kind
+                                    && o.qualified_name == s.qualified_name
+                                    && s.kind.is_callable()
+                            })
+                            .map(|o| self.hit(&o))
+                            .collect();
+                        if overloads.len() > 1 {
+                            return Ok(overloads);
+                        }
                         return Ok(vec![self.hit(&s)]);
                     }
                 }

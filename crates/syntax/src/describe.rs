@@ -20,6 +20,11 @@ pub fn describe_type(ty: &TypeRef) -> String {
             bounds.iter().map(describe_type).collect::<Vec<_>>().join(" + ")
         ),
         TypeRef::Array(element) => format!("[{}]", describe_type(element)),
+        TypeRef::Union(members) => members
+            .iter()
+            .map(describe_type)
+            .collect::<Vec<_>>()
+            .join(" | "),
         TypeRef::Function { params, ret } => format!(
             "fn({}) -> {}",
             params.iter().map(describe_type).collect::<Vec<_>>().join(", "),

@@ -87,6 +87,8 @@ pub(crate) struct FamilySyntax {
     pub generic_types: &'static [Access],
     /// Type arguments that are not types (`'a`).
     pub ignored_type_arguments: &'static [&'static str],
+    /// Type arguments that bind an associated type (`Item = T`): the field of the type.
+    pub type_bindings: &'static [Inner],
     /// Named types and type paths.
     pub type_names: &'static [&'static str],
     /// `[T]`, `T[]`: the element's field.
@@ -248,6 +250,10 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
         name: "type_arguments",
     }],
     ignored_type_arguments: &["lifetime"],
+    type_bindings: &[Inner {
+        kind: "type_binding",
+        field: "type",
+    }],
     type_names: &["type_identifier", "scoped_type_identifier"],
     array_types: &[Inner {
         kind: "array_type",
@@ -477,6 +483,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
         name: "type_arguments",
     }],
     ignored_type_arguments: &[],
+    type_bindings: &[],
     type_names: &["type_identifier", "nested_type_identifier", "identifier"],
     array_types: &[Inner {
         kind: "array_type",
@@ -846,6 +853,7 @@ impl FamilyKinds {
             .chain(syntax.tuple_fields)
             .chain(syntax.parameter_lists)
             .chain(syntax.parameters)
+            .chain(syntax.type_bindings)
         {
             field(inner.field);
         }

@@ -108,7 +108,16 @@ impl<'a> Converter<'a> {
                     .map(|list| {
                         named_children(list)
                             .filter(|arg| !syntax.ignored_type_arguments.contains(&arg.kind()))
-                            .map(|arg| self.type_at_depth(arg, depth + 1))
+                            .map(|arg| {
+                                // `Iterator<Item = T>`: the bound type stands as the argument.
+                                let arg = syntax
+                                    .type_bindings
+                                    .iter()
+                                    .find(|b| b.kind == arg.kind())
+                                    .and_then(|b| arg.child_by_field_id(self.field(b.field)))
+                                    .unwrap_or(arg);
+                                self.type_at_depth(arg, depth + 1)
+                            })
                             .collect()
                     })
                     .unwrap_or_default();
@@ -185,8 +194,9 @@ impl<'a> Converter<'a> {
                     !matches!(t, TypeRef::Builtin(name) if syntax.nullish_type_names.contains(&name.as_str()))
                 });
                 match members.as_slice() {
+                    [] => TypeRef::Unknown,
                     [only] => only.clone(),
-                    _ => TypeRef::Unknown,
+                    _ => TypeRef::Union(members),
                 }
             }
             NodeRole::BuiltinType => {

@@ -364,6 +364,10 @@ impl FamilyResolver for EcmaTables {
     fn deref_trait(&self) -> Option<&'static str> {
         None
     }
+
+    fn derived_member(&self, _member: &str) -> Option<Spec> {
+        None
+    }
 }
 
 /// What the built-in types say about `ty.member`.

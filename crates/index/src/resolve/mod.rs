@@ -73,6 +73,9 @@ struct Symbol {
     name: String,
     kind: SymbolKind,
     family: Family,
+    /// A member of a container (a method, field, variant, associated item): never in
+    /// scope by its bare name.
+    member: bool,
     /// The file that defines it and its index there.
     file: u32,
     index: u32,
@@ -189,6 +192,10 @@ trait FamilyResolver: Sync {
     /// The outside trait whose impl makes a type look through to its `Target` (Rust's
     /// `Deref`), if the family has one.
     fn deref_trait(&self) -> Option<&'static str>;
+
+    /// What a member that no repository type declares gives on a repository type when
+    /// the language derives it (Rust's `clone` of `#[derive(Clone)]`).
+    fn derived_member(&self, member: &str) -> Option<types::Spec>;
 }
 
 impl Tables<'_> {
@@ -446,6 +453,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                     name: name.to_owned(),
                     kind: d.kind,
                     family,
+                    member: d.container != NONE,
                     file: fid,
                     index: i as u32,
                 });

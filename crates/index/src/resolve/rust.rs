@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind, SymbolKind};
+use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind};
 
 use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
 use super::{
@@ -534,9 +534,9 @@ impl RustTables {
         let mut local: Vec<u32> = facts
             .definitions_named(name)
             .filter(|(_, d)| {
-                kind.can_refer_to(d.kind)
-                    && !matches!(d.kind, SymbolKind::Method | SymbolKind::Field)
-                    && (d.kind != SymbolKind::EnumVariant || kind == RefKind::Import)
+                // Members (methods, fields, variants, associated items) are in scope only
+                // through a path.
+                kind.can_refer_to(d.kind) && d.container == super::NONE
             })
             .map(|(i, _)| base + i)
             .collect();
@@ -555,7 +555,9 @@ impl RustTables {
             return outcome;
         }
         t.heuristic(candidates, Family::Rust, |s| {
-            compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
+            // A bare name is never a member elsewhere (`None` is the prelude's, not some
+            // enum's variant), and a bare type is a type (or the prelude's `String`).
+            compatible(s) && !s.member && (kind != RefKind::Type || s.kind.is_type())
         })
     }
 
@@ -653,20 +655,24 @@ impl FamilyResolver for RustTables {
     fn deref_trait(&self) -> Option<&'static str> {
         Some("Deref")
     }
+
+    fn derived_member(&self, member: &str) -> Option<Spec> {
+        // `#[derive(Clone)]` and blanket `ToOwned`: a copy of the receiver.
+        matches!(member, "clone" | "to_owned" | "cloned").then_some(Spec::Same)
+    }
 }
 
 /// What a closure passed to a standard type's method receives: for iterators, slices,
 /// sets, `Option` and `Result`, the element (or `Result`'s error for `map_err`).
 fn rust_std_callback(ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
     const ELEMENTS: &[&str] = &[
-        "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Vec",
-        "VecDeque", "[]", "array", "BTreeSet", "HashSet", "IndexSet", "Option", "Result",
+        "Vec", "VecDeque", "[]", "array", "BTreeSet", "HashSet", "IndexSet", "Option", "Result",
         "BinaryHeap", "LinkedList",
     ];
     if DEREF_WRAPPERS.contains(&ty) {
         return Some(Spec::DerefThen(0));
     }
-    if !ELEMENTS.contains(&ty) {
+    if !ELEMENTS.contains(&ty) && !ITERATORS.contains(&ty) {
         return None;
     }
     match (ty, method, argument, parameter) {
@@ -720,6 +726,13 @@ const PLAIN_OUTSIDE: &[&str] = &[
     "tuple_type", "unit_type", "never_type", "function_type", "Formatter", "Arguments",
 ];
 
+/// Standard iterator types: with one type argument, their element.
+const ITERATORS: &[&str] = &[
+    "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Iter", "IterMut",
+    "IntoIter", "Drain", "Peekable", "Rev", "Skip", "Take", "Cloned", "Copied", "Fuse",
+    "StepBy", "Chain", "Cycle", "Flatten", "Filter", "SkipWhile", "TakeWhile",
+];
+
 /// What the standard library says about `ty.member(..)`.
 fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
     use OutsideMember::{Known, NotKnown};
@@ -743,17 +756,16 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
             Known(Spec::Wrap("Iterator", 1))
         }
         (m, "keys" | "into_keys") if MAPS.contains(&m) => Known(Spec::Wrap("Iterator", 0)),
-        ("Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator",
-        "filter" | "skip" | "take" | "rev" | "peekable" | "chain" | "cloned" | "copied"
+        (i, "filter" | "skip" | "take" | "rev" | "peekable" | "chain" | "cloned" | "copied"
         | "by_ref" | "fuse" | "step_by" | "skip_while" | "take_while" | "inspect" | "cycle"
-        | "into_iter") => Known(Spec::Same),
-        ("Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator",
-        "next" | "last" | "nth" | "find" | "max_by_key" | "min_by_key" | "max_by" | "min_by"
-        | "max" | "min" | "next_back" | "nth_back" | "rfind" | "peek") => {
+        | "into_iter") if ITERATORS.contains(&i) => Known(Spec::Same),
+        (i, "next" | "last" | "nth" | "find" | "max_by_key" | "min_by_key" | "max_by" | "min_by"
+        | "max" | "min" | "next_back" | "nth_back" | "rfind" | "peek") if ITERATORS.contains(&i) => {
             Known(Spec::Wrap("Option", 0))
         }
-        ("Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator",
-        "count" | "any" | "all" | "position" | "rposition" | "for_each" | "len") => {
+        (i, "count" | "any" | "all" | "position" | "rposition" | "for_each" | "len")
+            if ITERATORS.contains(&i) =>
+        {
             Known(Spec::Opaque)
         }
         ("Option", "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
@@ -807,10 +819,10 @@ fn rust_std_step(ty: &str, step: Step) -> OutsideStep {
     match (ty, step) {
         ("Option" | "Result" | "Poll", Step::Unwrap) => Some(Spec::Arg(0)),
         ("Vec" | "VecDeque" | "[]" | "array", Step::Index | Step::Element) => Some(Spec::Arg(0)),
-        ("BTreeSet" | "HashSet" | "IndexSet" | "Option" | "Result" | "BinaryHeap" | "LinkedList"
-        | "Iterator" | "IntoIterator" | "DoubleEndedIterator" | "ExactSizeIterator", Step::Element) => {
+        ("BTreeSet" | "HashSet" | "IndexSet" | "Option" | "Result" | "BinaryHeap" | "LinkedList", Step::Element) => {
             Some(Spec::Arg(0))
         }
+        (i, Step::Element) if ITERATORS.contains(&i) => Some(Spec::Arg(0)),
         ("HashMap" | "BTreeMap" | "IndexMap", Step::Index) => Some(Spec::Arg(1)),
         (wrapper, Step::Index | Step::Element) if DEREF_WRAPPERS.contains(&wrapper) => {
             Some(Spec::DerefThen(0))

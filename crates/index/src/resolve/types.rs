@@ -68,6 +68,8 @@ pub(super) enum Ty {
     Opaque,
     /// A module of the repository used as a value.
     Module(u32),
+    /// One of these (TypeScript `A | B`).
+    Union(Vec<Ty>),
 }
 
 /// A step on a value that is not a member access.
@@ -272,6 +274,25 @@ impl TypeIndex {
                 }
             }
             Ty::Module(_) => Lookup::Unknown,
+            // Valid code reaches a member of a union only where a constituent has it (the
+            // others narrowed away): the one constituent that has it.
+            Ty::Union(members) => {
+                let mut found = None;
+                let mut unknown = false;
+                for member in members {
+                    match self.find_member(t, family, member, name, kind, depth + 1) {
+                        Lookup::Found(sid) if found.is_none_or(|f| f == sid) => found = Some(sid),
+                        Lookup::Found(_) => return Lookup::Unknown,
+                        Lookup::Absent => {}
+                        Lookup::Unknown => unknown = true,
+                    }
+                }
+                match (found, unknown) {
+                    (Some(sid), _) => Lookup::Found(sid),
+                    (None, false) => Lookup::Absent,
+                    (None, true) => Lookup::Unknown,
+                }
+            }
             Ty::Repo(_) | Ty::Bounds(_) => {
                 let mut work: Vec<Ty> = vec![ty.clone()];
                 let mut seen: Vec<u32> = Vec::new();
@@ -284,7 +305,7 @@ impl TypeIndex {
                     let types: Vec<u32> = match current {
                         Ty::Repo(sid) => vec![sid],
                         Ty::Bounds(list) => list,
-                        Ty::Unknown | Ty::Module(_) => {
+                        Ty::Unknown | Ty::Module(_) | Ty::Union(_) => {
                             complete = false;
                             continue;
                         }
@@ -594,6 +615,12 @@ impl Tables<'_> {
                 vec![self.eval_type(family, at, element, self_ty, depth + 1)],
             ),
             TypeRef::Builtin(name) => Ty::Outside(name.clone(), Vec::new()),
+            TypeRef::Union(members) => Ty::Union(
+                members
+                    .iter()
+                    .map(|m| self.eval_type(family, at, m, self_ty, depth + 1))
+                    .collect(),
+            ),
             // A function value: calling it is not a member use.
             TypeRef::Function { .. } => Ty::Outside("function".to_owned(), Vec::new()),
             TypeRef::Unknown => Ty::Unknown,
@@ -663,6 +690,9 @@ impl Tables<'_> {
                     Named::Module(_) | Named::Unknown => None,
                 }
             }
+            TypeRef::Union(members) => members
+                .iter()
+                .find_map(|m| self.function_params(family, at, m, depth + 1)),
             TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => {
                 None
             }
@@ -722,6 +752,12 @@ impl Tables<'_> {
                     self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
                 }
                 None => Ty::Unknown,
+            },
+            Ty::Union(_) => match self.types.find_member(self, family, receiver, name, RefKind::Call, 0) {
+                Lookup::Found(sid) => {
+                    self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
+                }
+                Lookup::Absent | Lookup::Unknown => Ty::Unknown,
             },
             Ty::Unknown | Ty::Opaque => Ty::Unknown,
         }
@@ -981,6 +1017,10 @@ impl Tables<'_> {
                 Ty::Outside(outside, args) => {
                     self.outside_member_type(family, receiver, outside, args, name, depth)
                 }
+                Ty::Repo(_) | Ty::Bounds(_) => match self.resolver(family).derived_member(name) {
+                    Some(spec) => spec_result(spec, receiver, &[]),
+                    None => Ty::Unknown,
+                },
                 _ => Ty::Unknown,
             },
         }
@@ -1018,9 +1058,25 @@ impl Tables<'_> {
                 Some(spec) => spec_result(spec, ty, args),
                 None => Ty::Unknown,
             },
-            // A repository type awaited or unwrapped keeps its type (an `async fn`'s
-            // declared return type is already what `.await` gives).
+            // A repository type awaited keeps its type (an `async fn`'s declared return
+            // type is already what `.await` gives).
             Ty::Repo(_) | Ty::Bounds(_) if matches!(step, Step::Await) => ty.clone(),
+            // Indexing and iterating a repository type: its `Index` impl's `Output`, its
+            // `IntoIterator`/`Iterator` impl's `Item`.
+            Ty::Repo(_) | Ty::Bounds(_) if matches!(step, Step::Index | Step::Element) => {
+                let associated = if step == Step::Index { "Output" } else { "Item" };
+                match self
+                    .types
+                    .find_member(self, family, ty, associated, RefKind::Type, 0)
+                {
+                    Lookup::Found(sid)
+                        if self.symbols[sid as usize].kind == SymbolKind::TypeAlias =>
+                    {
+                        self.symbol_value_type(family, sid, Some(ty), 1)
+                    }
+                    _ => Ty::Unknown,
+                }
+            }
             Ty::Opaque => Ty::Opaque,
             _ => Ty::Unknown,
         }
@@ -1081,6 +1137,7 @@ fn mentions_self(ty: &TypeRef) -> bool {
         TypeRef::Bounds(list) => list.iter().any(mentions_self),
         TypeRef::Array(inner) => mentions_self(inner),
         TypeRef::Function { params, ret } => params.iter().any(mentions_self) || mentions_self(ret),
+        TypeRef::Union(members) => members.iter().any(mentions_self),
         TypeRef::Builtin(_) | TypeRef::Unknown => false,
     }
 }
