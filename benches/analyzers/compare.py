@@ -15,6 +15,7 @@ Declarations fall into classes:
   member-unique  the other members
   top-level      functions, types, constants, variables, modules, macros
   variant        enum variants / members
+  associated     associated types of traits and impls (Rust)
 Precision and recall are pooled per class (sum of hits over sum of answers / of truth).
 
 Usage: compare.py --mcursor BIN --truth TRUTH.json --project DIR --label NAME
@@ -28,12 +29,13 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-CLASSES = ["member-shared", "member-unique", "top-level", "variant"]
+CLASSES = ["member-shared", "member-unique", "top-level", "variant", "associated"]
 KIND_CLASS = {
     # scip_truth.py kinds
     "method": "member",
     "field": "member",
     "variant": "variant",
+    "associated": "associated",
     "function": "top-level",
     "type": "top-level",
     "term": "top-level",

@@ -35,7 +35,10 @@ crate() { # name version
     curl -sSfL "https://static.crates.io/crates/$1/$1-$2.crate" | tar xz -C "$work"
   fi
   if [ ! -f "$work/$1.truth.json" ]; then
-    (cd "$dir" && rust-analyzer scip . --output "$work/$1.scip" >"$work/$1.scip.log" 2>&1)
+    # All features on: code behind `#[cfg(feature = ..)]` is code mcursor indexes too.
+    echo '{"cargo": {"features": "all"}}' >"$work/ra-config.json"
+    (cd "$dir" && rust-analyzer scip . --config-path "$work/ra-config.json" \
+      --output "$work/$1.scip" >"$work/$1.scip.log" 2>&1)
     python3 "$here/scip_truth.py" "$work/$1.scip" "$dir" >"$work/$1.truth.json"
   fi
   echo "$dir"

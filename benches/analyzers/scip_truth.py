@@ -103,6 +103,11 @@ def descriptor_name(symbol):
     return body.strip("`")
 
 
+# SymbolInformation.Kind values rust-analyzer sets that the descriptor cannot tell apart.
+SCIP_ASSOCIATED_TYPE = 3
+SCIP_ENUM_MEMBER = 12
+
+
 def descriptor_kind(symbol):
     body = symbol.rstrip()
     if body.endswith(")."):
@@ -171,6 +176,11 @@ def main():
     for symbol, (path, line, column) in sorted(definitions.items(), key=lambda kv: kv[1]):
         info = infos.get(symbol, {})
         name = info.get("display_name") or descriptor_name(symbol)
+        kind = descriptor_kind(symbol)
+        if info.get("kind") == SCIP_ASSOCIATED_TYPE:
+            kind = "associated"
+        elif info.get("kind") == SCIP_ENUM_MEMBER:
+            kind = "variant"
         out.append(
             {
                 "path": path,
@@ -178,7 +188,7 @@ def main():
                 "column": column,
                 "name": name,
                 "symbol": symbol,
-                "kind": descriptor_kind(symbol),
+                "kind": kind,
                 "refs": sorted(references.get(symbol, set()) - {f"{path}:{line}"}),
             }
         )

@@ -63,6 +63,7 @@
 (variable_declarator name: (identifier) @local.definition value: (_)? @local.value)
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @local.definition) value: (_) @local.destructure)
 (variable_declarator name: (object_pattern (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local.definition)) value: (_) @local.destructure)
+(variable_declarator name: (array_pattern (identifier) @local.definition) value: (_) @local.value)
 (variable_declarator name: (_ (identifier) @local.definition) value: (_)? @local.opaque)
 (variable_declarator name: (_ (shorthand_property_identifier_pattern) @local.definition) value: (_)? @local.opaque)
 ; A callback's parameters take their types from what it is passed to: the callee's

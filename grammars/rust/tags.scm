@@ -29,6 +29,9 @@
   (generic_type type: (type_identifier) @scope.name)
   (scoped_type_identifier name: (type_identifier) @scope.name)
   (generic_type type: (scoped_type_identifier name: (type_identifier) @scope.name))
+  (reference_type type: (type_identifier) @scope.name)
+  (reference_type type: (generic_type type: (type_identifier) @scope.name))
+  (reference_type type: (scoped_type_identifier name: (type_identifier) @scope.name))
 ]) @scope.container
 (enum_item name: (type_identifier) @scope.name) @scope.container
 (struct_item name: (type_identifier) @scope.name) @scope.container
@@ -101,7 +104,16 @@
 ; A binding becomes visible after its whole match: `let x = x(..)` uses the outer `x`.
 (let_declaration pattern: (identifier) @local.definition type: (_)? @local.type value: (_)? @local.value)
 (let_declaration pattern: (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
-(let_declaration pattern: (tuple_pattern (identifier) @local.definition) value: (_)? @local.opaque)
+; Names in tuple patterns are elements of what the whole pattern binds (`(k, v)`).
+(let_declaration pattern: (tuple_pattern (identifier) @local.definition) value: (_) @local.value)
+(let_declaration pattern: (tuple_pattern (identifier) @local.definition) type: (_) @local.type)
+(let_declaration pattern: (tuple_struct_pattern type: (identifier) @_some (tuple_pattern (identifier) @local.definition)) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
+(let_condition pattern: (tuple_struct_pattern type: (identifier) @_some (tuple_pattern (identifier) @local.definition)) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
+(for_expression pattern: (tuple_pattern (identifier) @local.definition) value: (_) @local.element)
+(for_expression pattern: (tuple_pattern (tuple_pattern (identifier) @local.definition)) value: (_) @local.element)
+(call_expression function: (_) @local.callee arguments: (arguments (closure_expression parameters: (closure_parameters (tuple_pattern (identifier) @local.definition)))))
+(call_expression function: (_) @local.callee arguments: (arguments (closure_expression parameters: (closure_parameters (tuple_pattern (tuple_pattern (identifier) @local.definition))))))
+(match_expression value: (_) @local.unwrap body: (match_block (match_arm pattern: (match_pattern (tuple_struct_pattern type: (identifier) @_some (tuple_pattern (identifier) @local.definition))))) (#any-of? @_some "Some" "Ok"))
 (let_condition pattern: (tuple_struct_pattern type: (identifier) @_some (identifier) @local.definition) value: (_) @local.unwrap (#any-of? @_some "Some" "Ok"))
 (parameter pattern: (identifier) @local.definition type: (_) @local.type)
 ; A closure's parameters take their types from what the closure is passed to: the
@@ -116,6 +128,7 @@
 ; Names bound inside patterns. Only these positions bind: a path in a pattern
 ; (`Kind::V(x)`, `Kind::Unit`) names a variant or a constant, never a new local.
 (tuple_struct_pattern type: (_) @local.positional (identifier) @local.definition)
+(tuple_struct_pattern type: (_) @local.positional [(ref_pattern (identifier) @local.definition) (mut_pattern (identifier) @local.definition) (reference_pattern (identifier) @local.definition)])
 (tuple_pattern (identifier) @local.definition)
 (slice_pattern (identifier) @local.definition)
 (reference_pattern (identifier) @local.definition)

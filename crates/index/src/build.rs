@@ -1127,6 +1127,7 @@ fn prepare_patch(
                     end_line: s.end_line,
                     end_column: s.end_column,
                     kind: s.kind,
+                    member: s.member,
                     qualified: prefix_of(sid)?,
                     signature: s.signature.to_owned(),
                     doc: s.doc.to_owned(),

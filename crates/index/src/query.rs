@@ -41,6 +41,9 @@ pub struct SymbolHit {
     pub doc: String,
     #[serde(skip)]
     pub id: u32,
+    /// A member of a container: never what a bare name refers to.
+    #[serde(skip)]
+    pub member: bool,
 }
 
 /// A reference, as the CLI's `refs` JSON prints it.
@@ -337,6 +340,7 @@ impl Index {
             signature: symbol.signature.to_owned(),
             doc: symbol.doc.to_owned(),
             id: symbol.id,
+            member: symbol.member,
         }
     }
 
@@ -449,10 +453,14 @@ impl Index {
                     {
                         // Overloads (TypeScript signatures before an implementation) are one
                         // function: uses resolve to one of them, so ask for all.
+                        let overloading = self
+                            .file_lang(s.file)
+                            .is_some_and(|l| l.family().has_overloads());
                         let overloads: Vec<SymbolHit> = range
                             .filter_map(|other| self.store.symbol(other))
                             .filter(|o| {
-                                o.kind == s.kind
+                                overloading
+                                    && o.kind == s.kind
                                     && o.qualified_name == s.qualified_name
                                     && s.kind.is_callable()
                             })
@@ -497,6 +505,7 @@ impl Index {
                     RefShape::Path => r.kind.can_refer_to(kind),
                     RefShape::Bare => {
                         r.kind.can_refer_to(kind)
+                            && !target.member
                             && !matches!(kind, SymbolKind::Method | SymbolKind::Field)
                     }
                 };
@@ -510,14 +519,15 @@ impl Index {
         let mut found: BTreeMap<(u32, u32, u32), (RefInfo, String)> = BTreeMap::new();
         let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
         // A common name (`get`) can have 100,000 definitions: resolved references find
-        // theirs by id, and a heuristic one depends only on a target's language family
-        // and kind, so one target per (name, family, kind) stands for the others.
+        // theirs by id, and a heuristic one depends only on a target's language family,
+        // kind and membership, so one target per (name, family, kind, member) stands for
+        // the others.
         let by_id: HashMap<u32, &SymbolHit> = targets.iter().map(|t| (t.id, t)).collect();
         let mut representatives: Vec<&SymbolHit> = Vec::new();
         let mut seen = HashSet::new();
         for t in targets {
             let family = Lang::parse(t.lang).map(Lang::family);
-            if seen.insert((t.name.as_str(), family, t.kind)) {
+            if seen.insert((t.name.as_str(), family, t.kind, t.member)) {
                 representatives.push(t);
             }
         }

@@ -143,6 +143,9 @@ pub(crate) struct SymbolRow {
     pub end_line: u32,
     pub end_column: u32,
     pub kind: SymbolKind,
+    /// A member of a container (method, field, variant, associated item): never named
+    /// by a bare name outside it.
+    pub member: bool,
     pub qualified: String,
     pub signature: String,
     pub doc: String,
@@ -255,7 +258,7 @@ fn encode_section<'a>(
                 ] {
                     put_u32(&mut out, v);
                 }
-                out.extend_from_slice(&[kind_code(s.kind), 0, 0, 0]);
+                out.extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
                 let name = data.names.get(s.name as usize).map_or("", String::as_str);
                 let prefix = qualified_prefix(&s.qualified, name);
                 for text in [prefix, &s.signature, &s.doc] {
@@ -456,6 +459,8 @@ pub struct SymbolInfo<'a> {
     pub name: &'a str,
     pub qualified_name: String,
     pub kind: SymbolKind,
+    /// A member of a container (see [`SymbolRow::member`]).
+    pub member: bool,
     pub file: u32,
     pub parent: Option<u32>,
     pub line: u32,
@@ -685,6 +690,7 @@ impl Layer {
                 .get(symbols[at + 28] as usize)
                 .copied()
                 .unwrap_or(SymbolKind::Function),
+            member: symbols[at + 29] & 1 != 0,
             signature: self.string(u(10), u(11)),
             doc: self.string(u(12), u(13)),
         })
@@ -1080,6 +1086,7 @@ mod tests {
                     end_line: 3,
                     end_column: 2,
                     kind: SymbolKind::Function,
+                    member: false,
                     qualified: "beta".into(),
                     signature: "fn beta()".into(),
                     doc: String::new(),
@@ -1093,6 +1100,7 @@ mod tests {
                     end_line: 2,
                     end_column: 20,
                     kind: SymbolKind::Struct,
+                    member: false,
                     qualified: "beta::alpha".into(),
                     signature: "struct alpha".into(),
                     doc: "Docs.".into(),

@@ -20,6 +20,10 @@ pub fn describe_type(ty: &TypeRef) -> String {
             bounds.iter().map(describe_type).collect::<Vec<_>>().join(" + ")
         ),
         TypeRef::Array(element) => format!("[{}]", describe_type(element)),
+        TypeRef::Tuple(elements) => format!(
+            "({})",
+            elements.iter().map(describe_type).collect::<Vec<_>>().join(", ")
+        ),
         TypeRef::Union(members) => members
             .iter()
             .map(describe_type)

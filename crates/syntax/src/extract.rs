@@ -168,6 +168,8 @@ struct LocalBinding<'t> {
     /// From where uses see it: after its initializer, so `let x = x(..)` uses the outer `x`.
     visible_from: usize,
     source: BindingSource<'t>,
+    /// Positions in the tuple patterns around the name, outermost first.
+    tuple_path: Vec<u32>,
 }
 
 struct Extractor<'a> {
@@ -269,19 +271,22 @@ impl Extractor<'_> {
                 }
             }
             if let Some(local) = local {
+                let transparent = self.support.kinds.syntax.transparent_patterns;
                 // A positional binding's index: its place among the pattern's fields.
                 if let BindingSource::Positional(ty, _) = source {
-                    let index = local.parent().map_or(0, |pattern| {
+                    let field = outside_transparent(local, transparent);
+                    let index = field.parent().map_or(0, |pattern| {
                         (0..pattern.named_child_count() as u32)
                             .filter_map(|i| pattern.named_child(i))
                             .filter(|c| c.id() != ty.id())
-                            .position(|c| c.id() == local.id())
+                            .position(|c| c.id() == field.id())
                             .unwrap_or(0)
                     });
                     source = BindingSource::Positional(ty, index);
                 }
                 if let BindingSource::Callback(callee, constructed, _, _) = source {
-                    source = match callback_position(local, callee) {
+                    let lists = self.support.kinds.syntax.closure_parameter_lists;
+                    source = match callback_position(local, callee, lists) {
                         Some((argument, parameter)) => {
                             BindingSource::Callback(callee, constructed, argument, parameter)
                         }
@@ -304,6 +309,11 @@ impl Extractor<'_> {
                     at: local.start_byte(),
                     visible_from,
                     source,
+                    tuple_path: tuple_path(
+                        outside_transparent(local, transparent),
+                        self.support.kinds.syntax.tuple_patterns,
+                        transparent,
+                    ),
                 };
                 match bindings.get(&binding.at) {
                     Some(existing) if existing.source.rank() >= binding.source.rank() => {}
@@ -533,6 +543,18 @@ impl Extractor<'_> {
                             root: ValueRoot::Typed(converter.type_ref(variant)),
                             steps: vec![ValueStep::Field(index.to_string())],
                         },
+                    };
+                    // A name inside tuple patterns (`for (k, v) in ..`, `|(i, (k, v))| ..`)
+                    // is that element of what the whole pattern binds.
+                    let chain = match &b.tuple_path {
+                        path if path.is_empty() || chain.root == ValueRoot::Unknown => chain,
+                        path => {
+                            let mut chain = chain;
+                            chain.steps.extend(
+                                path.iter().map(|i| ValueStep::Field(i.to_string())),
+                            );
+                            chain
+                        }
                     };
                     let index = bound.len();
                     bound.push(chain);
@@ -847,7 +869,11 @@ fn head_of(text: &str) -> &str {
 /// Where a closure parameter sits: the index of the closure among the call's arguments
 /// and of the parameter among the closure's. `callee` is the call's function (or the
 /// constructor of `new`), whose parent holds the `arguments`.
-fn callback_position(parameter: Node<'_>, callee: Node<'_>) -> Option<(u32, u32)> {
+fn callback_position(
+    parameter: Node<'_>,
+    callee: Node<'_>,
+    parameter_lists: &[&str],
+) -> Option<(u32, u32)> {
     let arguments = callee.parent()?.child_by_field_name("arguments")?;
     // Up from the parameter: the node just under the closure's parameter list, then the
     // closure (the argument).
@@ -865,13 +891,44 @@ fn callback_position(parameter: Node<'_>, callee: Node<'_>) -> Option<(u32, u32)
             };
             return Some((argument, parameter));
         }
-        if in_list.is_none() && current.kind().ends_with("parameters") {
+        if in_list.is_none() && parameter_lists.contains(&current.kind()) {
             in_list = Some((current, below));
         }
         below = current;
         current = current.parent()?;
     }
     None
+}
+
+/// The positions of a pattern name in the tuple patterns around it, outermost first
+/// (`(i, (k, v))`: `v` is at `[1, 1]`).
+fn tuple_path(name: Node<'_>, tuple_patterns: &[&str], transparent: &[&str]) -> Vec<u32> {
+    let mut path = Vec::new();
+    let mut current = name;
+    while let Some(parent) = current.parent() {
+        if !tuple_patterns.contains(&parent.kind()) || path.len() > 8 {
+            break;
+        }
+        match position_among(parent, current) {
+            Some(i) => path.push(i),
+            None => break,
+        }
+        current = outside_transparent(parent, transparent);
+    }
+    path.reverse();
+    path
+}
+
+/// The outermost of the patterns around `node` that keep its type (`ref mut x`).
+fn outside_transparent<'t>(node: Node<'t>, transparent: &[&str]) -> Node<'t> {
+    let mut current = node;
+    for _ in 0..4 {
+        match current.parent() {
+            Some(parent) if transparent.contains(&parent.kind()) => current = parent,
+            _ => break,
+        }
+    }
+    current
 }
 
 fn position_among(list: Node<'_>, item: Node<'_>) -> Option<u32> {

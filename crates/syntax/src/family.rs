@@ -97,6 +97,8 @@ pub(crate) struct FamilySyntax {
     pub bound_types: &'static [&'static str],
     /// `A | B | null`.
     pub union_types: &'static [&'static str],
+    /// `(A, B)`: tuple types, whose named children are the elements.
+    pub tuple_types: &'static [&'static str],
     /// Types the language defines: primitives, tuples, literal types.
     pub builtin_types: &'static [&'static str],
     /// Function types: their parameter list's field and their return type's field.
@@ -129,6 +131,12 @@ pub(crate) struct FamilySyntax {
     pub function_values: &'static [Inner],
     /// Functions and methods: the field of their parameter list.
     pub parameter_lists: &'static [Inner],
+    /// Parameter lists of closures and callbacks (`|a, b|`, `(a, b) =>`).
+    pub closure_parameter_lists: &'static [&'static str],
+    /// Patterns that take a tuple apart by position (`(a, b)`, `[a, b]`).
+    pub tuple_patterns: &'static [&'static str],
+    /// Patterns around a name that keep its value's type (`ref x`, `mut x`, `&x`).
+    pub transparent_patterns: &'static [&'static str],
     /// Parameters in such lists: the field of their type. A parameter whose `pattern` is
     /// a self value (`this: T`) is left out; list children of other kinds are types (the
     /// parameters of a function type `Fn(A, B)`).
@@ -261,7 +269,8 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     }],
     bound_types: &["abstract_type", "dynamic_type", "bounded_type"],
     union_types: &[],
-    builtin_types: &["primitive_type", "tuple_type", "unit_type", "never_type"],
+    tuple_types: &["tuple_type"],
+    builtin_types: &["primitive_type", "unit_type", "never_type"],
     function_types: &[Access {
         kind: "function_type",
         object: "parameters",
@@ -326,6 +335,9 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
         kind: "parameter",
         field: "type",
     }],
+    closure_parameter_lists: &["closure_parameters"],
+    tuple_patterns: &["tuple_pattern"],
+    transparent_patterns: &["ref_pattern", "mut_pattern", "reference_pattern"],
     tuple_fields: &[
         Inner {
             kind: "struct_item",
@@ -491,10 +503,10 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     }],
     bound_types: &[],
     union_types: &["union_type"],
+    tuple_types: &["tuple_type"],
     builtin_types: &[
         "predefined_type",
         "literal_type",
-        "tuple_type",
         "template_literal_type",
         "object_type",
     ],
@@ -634,6 +646,9 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
             field: "type",
         },
     ],
+    closure_parameter_lists: &["formal_parameters"],
+    tuple_patterns: &["array_pattern"],
+    transparent_patterns: &[],
     tuple_fields: &[],
     containers: &[
         ContainerSyntax {
@@ -752,6 +767,7 @@ pub(crate) enum NodeRole {
     ArrayType(u16),
     BoundType,
     UnionType,
+    TupleType,
     BuiltinType,
     SelfType,
     /// Field ids of the parameter list and the return type.
@@ -834,6 +850,7 @@ impl FamilyKinds {
             (syntax.type_names, NodeRole::TypeName),
             (syntax.bound_types, NodeRole::BoundType),
             (syntax.union_types, NodeRole::UnionType),
+            (syntax.tuple_types, NodeRole::TupleType),
             (syntax.builtin_types, NodeRole::BuiltinType),
             (syntax.self_types, NodeRole::SelfType),
         ] {

@@ -44,6 +44,15 @@ impl Family {
         }
     }
 
+    /// Whether one function can be declared several times with different signatures
+    /// (TypeScript overloads): such declarations are one function to `refs`.
+    pub fn has_overloads(self) -> bool {
+        match self {
+            Family::Rust => false,
+            Family::Ecma => true,
+        }
+    }
+
     /// Node kinds of the family's grammars that extraction interprets.
     pub(crate) fn syntax(self) -> &'static FamilySyntax {
         match self {

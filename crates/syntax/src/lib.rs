@@ -210,6 +210,8 @@ pub enum TypeRef {
     Bounds(Vec<TypeRef>),
     /// `[T]`, `[T; n]`, `T[]`.
     Array(Box<TypeRef>),
+    /// `(A, B)`, `[A, B]`: a tuple, by its elements.
+    Tuple(Vec<TypeRef>),
     /// `A | B` (without `null` and `undefined`): a member is looked up on each.
     Union(Vec<TypeRef>),
     /// A function type: `Fn(A, B) -> R`, `fn(A) -> R`, `(a: A, b: B) => R`.

@@ -204,7 +204,9 @@ impl<'a> Converter<'a> {
                 let name = text.trim();
                 if syntax.unknown_type_names.contains(&name) {
                     TypeRef::Unknown
-                } else if node.named_child_count() == 0 {
+                } else if node.named_child_count() == 0
+                    || syntax.nullish_type_names.contains(&name)
+                {
                     // A keyword type (`u32`, `string`, `null`): its name.
                     TypeRef::Builtin(name.to_owned())
                 } else {
@@ -213,6 +215,11 @@ impl<'a> Converter<'a> {
                 }
             }
             NodeRole::SelfType => TypeRef::SelfType,
+            NodeRole::TupleType => TypeRef::Tuple(
+                named_children(node)
+                    .map(|element| self.type_at_depth(element, depth + 1))
+                    .collect(),
+            ),
             NodeRole::FunctionType(params, ret) => TypeRef::Function {
                 params: field_child(node, params)
                     .map(|list| self.parameter_types(list, depth + 1))
@@ -533,6 +540,7 @@ impl<'a> Converter<'a> {
                 | NodeRole::TypeWrapper(_)
                 | NodeRole::ArrayType(_)
                 | NodeRole::UnionType
+                | NodeRole::TupleType
                 | NodeRole::FunctionType(..)
                 | NodeRole::SelfType => break ValueRoot::Typed(self.type_ref(node)),
                 NodeRole::GenericCallee(_)

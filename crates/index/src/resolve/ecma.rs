@@ -222,9 +222,8 @@ impl EcmaTables {
         }) {
             return Outcome::Resolved(base + i);
         }
-        t.heuristic(candidates, Family::Ecma, |s| {
-            compatible(s) && !matches!(s.kind, SymbolKind::Method | SymbolKind::Field)
-        })
+        // A bare name is never a member (a method, a property, an enum member).
+        t.heuristic(candidates, Family::Ecma, |s| compatible(s) && !s.member)
     }
 
     /// A name or path for the receiver-type pass: imports, then this file's top-level
@@ -359,6 +358,10 @@ impl FamilyResolver for EcmaTables {
             ("Promise" | "PromiseLike", "then", 0, 0) => Some(Spec::Arg(0)),
             _ => None,
         }
+    }
+
+    fn unwrap_keeps_type(&self) -> bool {
+        true
     }
 
     fn deref_trait(&self) -> Option<&'static str> {

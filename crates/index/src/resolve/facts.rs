@@ -361,6 +361,7 @@ impl CompactFacts {
             end_line: d.end_line,
             end_column: d.end_column,
             kind: d.kind,
+            member: d.container != NONE,
             qualified,
             signature: self.text(d.signature).to_owned(),
             doc: self.text(d.doc).to_owned(),

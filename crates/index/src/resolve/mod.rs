@@ -146,6 +146,9 @@ struct Use<'a> {
 pub(crate) enum Outcome {
     /// This symbol id.
     Resolved(u32),
+    /// Probably this symbol, among others the evidence cannot tell apart (a call of
+    /// `Value::from` when `Value` has several `From` impls): stored as `heuristic`.
+    Guess(u32),
     /// Matched by name only.
     Heuristic,
     /// Not a use of anything in the repository: no reference is stored.
@@ -192,6 +195,10 @@ trait FamilyResolver: Sync {
     /// The outside trait whose impl makes a type look through to its `Target` (Rust's
     /// `Deref`), if the family has one.
     fn deref_trait(&self) -> Option<&'static str>;
+
+    /// Whether unwrapping leaves any type as it is (TypeScript's `x!`), rather than taking
+    /// a payload out (Rust's `?`).
+    fn unwrap_keeps_type(&self) -> bool;
 
     /// What a member that no repository type declares gives on a repository type when
     /// the language derives it (Rust's `clone` of `#[derive(Clone)]`).
@@ -338,6 +345,7 @@ fn emit_refs(
         |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
             let (target, confidence, name) = match outcome {
                 Outcome::Resolved(sid) => (sid, Confidence::Resolved, target_name(sid)),
+                Outcome::Guess(sid) => (sid, Confidence::Heuristic, target_name(sid)),
                 Outcome::Heuristic => (NONE, Confidence::Heuristic, name_id(name)),
                 Outcome::Drop => return,
             };

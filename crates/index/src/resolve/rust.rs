@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind};
+use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind, SymbolKind};
 
 use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
 use super::{
@@ -440,7 +440,8 @@ impl RustTables {
                 .map(|s| s.split('<').next().unwrap_or("").trim().to_owned())
                 .filter(|s| !s.is_empty())
                 .collect();
-            if segments.first().is_some_and(|s| s == "Self") {
+            let through_self = segments.first().is_some_and(|s| s == "Self");
+            if through_self {
                 match self.enclosing_type_path(at) {
                     Some((_, path)) => {
                         segments.splice(0..1, ["crate".to_owned()].into_iter().chain(path));
@@ -463,6 +464,25 @@ impl RustTables {
             match &found {
                 Some(found) => {
                     if let Some(outcome) = resolved(found) {
+                        // `Self::Output` in `impl Trait for Type` names the trait's
+                        // associated type (rust-analyzer reads it so too), not this impl's.
+                        if let (true, Outcome::Resolved(sid)) = (through_self, outcome)
+                            && t.symbols[sid as usize].kind == SymbolKind::TypeAlias
+                            && let Some(implemented) = t.implemented_trait(sid)
+                        {
+                            return match implemented {
+                                super::types::Ty::Repo(_) | super::types::Ty::Bounds(_) => {
+                                    match t.lookup_member(Family::Rust, implemented, name, kind, 0) {
+                                        super::types::Lookup::Found(found)
+                                        | super::types::Lookup::Ambiguous(found) => {
+                                            Outcome::Resolved(found)
+                                        }
+                                        _ => outcome,
+                                    }
+                                }
+                                _ => Outcome::Drop,
+                            };
+                        }
                         return outcome;
                     }
                 }
@@ -486,6 +506,7 @@ impl RustTables {
             let ty = t.named_type(Family::Rust, &owner, 0);
             match t.lookup_member(Family::Rust, &ty, name, kind, 0) {
                 super::types::Lookup::Found(sid) => return Outcome::Resolved(sid),
+                super::types::Lookup::Ambiguous(sid) => return Outcome::Guess(sid),
                 super::types::Lookup::Absent => return Outcome::Drop,
                 super::types::Lookup::Unknown => {}
             }
@@ -606,7 +627,7 @@ impl RustTables {
             candidates,
         };
         match self.resolve_rust(t, &reference) {
-            Outcome::Resolved(sid) => Named::Symbols(vec![sid]),
+            Outcome::Resolved(sid) | Outcome::Guess(sid) => Named::Symbols(vec![sid]),
             Outcome::Drop => Named::Outside(name.clone()),
             Outcome::Heuristic => Named::Unknown,
         }
@@ -650,6 +671,10 @@ impl FamilyResolver for RustTables {
 
     fn outside_callback(&self, ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
         rust_std_callback(ty, method, argument, parameter)
+    }
+
+    fn unwrap_keeps_type(&self) -> bool {
+        false
     }
 
     fn deref_trait(&self) -> Option<&'static str> {
@@ -752,6 +777,9 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
         (c, "iter" | "iter_mut" | "into_iter" | "drain") if COLLECTIONS.contains(&c) => {
             Known(Spec::Wrap("Iterator", 0))
         }
+        (m, "iter" | "iter_mut" | "into_iter" | "drain") if MAPS.contains(&m) => {
+            Known(Spec::WrapPair("Iterator", 0, 1))
+        }
         (m, "values" | "values_mut" | "into_values") if MAPS.contains(&m) => {
             Known(Spec::Wrap("Iterator", 1))
         }
@@ -763,6 +791,7 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
         | "max" | "min" | "next_back" | "nth_back" | "rfind" | "peek") if ITERATORS.contains(&i) => {
             Known(Spec::Wrap("Option", 0))
         }
+        (i, "enumerate") if ITERATORS.contains(&i) => Known(Spec::Enumerate),
         (i, "count" | "any" | "all" | "position" | "rposition" | "for_each" | "len")
             if ITERATORS.contains(&i) =>
         {
@@ -824,6 +853,7 @@ fn rust_std_step(ty: &str, step: Step) -> OutsideStep {
         }
         (i, Step::Element) if ITERATORS.contains(&i) => Some(Spec::Arg(0)),
         ("HashMap" | "BTreeMap" | "IndexMap", Step::Index) => Some(Spec::Arg(1)),
+        ("HashMap" | "BTreeMap" | "IndexMap", Step::Element) => Some(Spec::Pair(0, 1)),
         (wrapper, Step::Index | Step::Element) if DEREF_WRAPPERS.contains(&wrapper) => {
             Some(Spec::DerefThen(0))
         }

@@ -90,6 +90,12 @@ pub(super) enum Spec {
     Same,
     /// The named outside type around the `n`th argument (`Result<T>::ok` is `Option<T>`).
     Wrap(&'static str, usize),
+    /// The pair of two arguments (a map's entries: `(K, V)`).
+    Pair(usize, usize),
+    /// The named outside type around the pair of two arguments (`HashMap::iter`).
+    WrapPair(&'static str, usize, usize),
+    /// An iterator of `(index, element)` (`Iterator::enumerate`).
+    Enumerate,
     /// Some outside type.
     Opaque,
     /// Unknown (generic conversions).
@@ -115,6 +121,9 @@ pub(super) type OutsideStep = Option<Spec>;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Lookup {
     Found(u32),
+    /// One of several members the evidence cannot choose between (impls of one generic
+    /// trait for several type arguments): the first, as a guess.
+    Ambiguous(u32),
     /// The type is known and has no such member in the repository.
     Absent,
     Unknown,
@@ -136,8 +145,13 @@ pub(super) struct TypeIndex {
     blanket_members: HashMap<u32, Vec<u32>>,
     /// Per file, per container: the type it defines members of.
     container_types: Vec<Vec<Ty>>,
+    /// Per file, per container: the trait an `impl Trait for Type` implements.
+    container_traits: Vec<Vec<Option<Ty>>>,
     /// Type symbol → its deref target's alias symbol (`impl Deref { type Target = U; }`).
     deref_targets: HashMap<u32, u32>,
+    /// Members of trait impls (`impl Trait for Type`), sorted: of several same-named
+    /// members of one type, an inherent one wins and trait impls' are ambiguous.
+    trait_impl_members: Vec<u32>,
     /// (member, the trait, interface or base member it implements or overrides).
     pub overrides: Vec<(u32, u32)>,
 }
@@ -153,6 +167,7 @@ thread_local! {
 #[derive(Default)]
 struct FileTypes {
     container_types: Vec<Ty>,
+    container_traits: Vec<Option<Ty>>,
     /// (type, member, inherent).
     members: Vec<(u32, u32, bool)>,
     supertypes: Vec<(u32, Ty)>,
@@ -174,6 +189,7 @@ impl TypeIndex {
         let mut trait_impl_members: Vec<u32> = Vec::new();
         for file in per_file {
             index.container_types.push(file.container_types);
+            index.container_traits.push(file.container_traits);
             for (ty, member, inherent) in file.members {
                 let key = (ty, t.name_id_of(member));
                 index.members.entry(key).or_default().push(member);
@@ -211,6 +227,7 @@ impl TypeIndex {
         for list in index.members.values_mut() {
             list.sort_by_key(|m| (trait_impl_members.binary_search(m).is_ok(), *m));
         }
+        index.trait_impl_members = trait_impl_members;
         // Which trait, interface or base member each member implements or overrides:
         // the first member of that name found among the supertype's members.
         let mut overrides: Vec<(u32, u32)> = implements
@@ -222,7 +239,9 @@ impl TypeIndex {
                     _ => RefKind::Field,
                 };
                 match index.find_member(t, symbol.family, supertype, &symbol.name, kind, 0) {
-                    Lookup::Found(base) if base != *member => Some((*member, base)),
+                    Lookup::Found(base) | Lookup::Ambiguous(base) if base != *member => {
+                        Some((*member, base))
+                    }
                     _ => None,
                 }
             })
@@ -256,11 +275,25 @@ impl TypeIndex {
         let fits = |sid: u32| member_fits(kind, t.symbols[sid as usize].kind, family);
         // Of several members with the name, the one of the kind the use asks for: a field
         // access takes the field over a same-named method.
-        let best = |list: &[u32]| -> Option<u32> {
-            list.iter()
+        let best = |list: &[u32]| -> Option<Lookup> {
+            let rank = |m: u32| member_rank(kind, t.symbols[m as usize].kind);
+            let first = list
+                .iter()
                 .copied()
                 .filter(|&m| fits(m))
-                .min_by_key(|&m| member_rank(kind, t.symbols[m as usize].kind))
+                .min_by_key(|&m| rank(m))?;
+            // Several trait impls' members of the same rank (`From<A>` and `From<B>`):
+            // which one depends on argument types the pass does not know.
+            let trait_impl = |m: u32| self.trait_impl_members.binary_search(&m).is_ok();
+            let rivals = list
+                .iter()
+                .filter(|&&m| m != first && fits(m) && rank(m) == rank(first))
+                .count();
+            Some(if trait_impl(first) && rivals > 0 {
+                Lookup::Ambiguous(first)
+            } else {
+                Lookup::Found(first)
+            })
         };
         match ty {
             Ty::Unknown => Lookup::Unknown,
@@ -282,7 +315,7 @@ impl TypeIndex {
                 for member in members {
                     match self.find_member(t, family, member, name, kind, depth + 1) {
                         Lookup::Found(sid) if found.is_none_or(|f| f == sid) => found = Some(sid),
-                        Lookup::Found(_) => return Lookup::Unknown,
+                        Lookup::Found(_) | Lookup::Ambiguous(_) => return Lookup::Unknown,
                         Lookup::Absent => {}
                         Lookup::Unknown => unknown = true,
                     }
@@ -319,7 +352,7 @@ impl TypeIndex {
                         }
                         seen.push(sid);
                         if let Some(found) = best(self.members_named(sid, name_id)) {
-                            return Lookup::Found(found);
+                            return found;
                         }
                         if let Some(list) = self.supertypes.get(&sid) {
                             next.extend(list.iter().cloned());
@@ -337,7 +370,7 @@ impl TypeIndex {
                     work.extend(next.into_iter().rev());
                 }
                 if let Some(found) = self.blanket_members.get(&name_id).and_then(|l| best(l)) {
-                    return Lookup::Found(found);
+                    return found;
                 }
                 if complete { Lookup::Absent } else { Lookup::Unknown }
             }
@@ -347,10 +380,10 @@ impl TypeIndex {
                     .get(&(outside.clone(), name_id))
                     .and_then(|l| best(l))
                 {
-                    return Lookup::Found(found);
+                    return found;
                 }
                 if let Some(found) = self.blanket_members.get(&name_id).and_then(|l| best(l)) {
-                    return Lookup::Found(found);
+                    return found;
                 }
                 match t.resolver(family).outside_member(outside, name) {
                     OutsideMember::Deref(n) if depth < MAX_DEPTH => match args.get(n) {
@@ -407,10 +440,30 @@ fn spec_result(spec: Spec, receiver: &Ty, args: &[Ty]) -> Ty {
             name.to_owned(),
             vec![args.get(n).cloned().unwrap_or(Ty::Unknown)],
         ),
+        Spec::Pair(a, b) => pair(args, a, b),
+        Spec::WrapPair(name, a, b) => Ty::Outside(name.to_owned(), vec![pair(args, a, b)]),
+        Spec::Enumerate => Ty::Outside(
+            "Iterator".to_owned(),
+            vec![Ty::Outside(
+                TUPLE.to_owned(),
+                vec![
+                    Ty::Outside("usize".to_owned(), Vec::new()),
+                    args.first().cloned().unwrap_or(Ty::Unknown),
+                ],
+            )],
+        ),
         Spec::Opaque => Ty::Opaque,
         Spec::Unknown | Spec::DerefThen(_) => Ty::Unknown,
     }
 }
+
+fn pair(args: &[Ty], a: usize, b: usize) -> Ty {
+    let arg = |i: usize| args.get(i).cloned().unwrap_or(Ty::Unknown);
+    Ty::Outside(TUPLE.to_owned(), vec![arg(a), arg(b)])
+}
+
+/// The name tuples go by among outside types; `.0`, `.1` are their elements.
+const TUPLE: &str = "(tuple)";
 
 impl Tables<'_> {
     /// The name id (in the store's name table) of symbol `sid`'s name.
@@ -447,6 +500,7 @@ impl Tables<'_> {
                 .implements
                 .as_ref()
                 .map(|tr| self.eval_type(family, at, tr, None, 0));
+            out.container_traits.push(implements.clone());
             let is_deref = implements.is_some()
                 && container.implements.as_ref().is_some_and(|tr| {
                     matches!(tr, TypeRef::Named { path, .. }
@@ -615,6 +669,13 @@ impl Tables<'_> {
                 vec![self.eval_type(family, at, element, self_ty, depth + 1)],
             ),
             TypeRef::Builtin(name) => Ty::Outside(name.clone(), Vec::new()),
+            TypeRef::Tuple(elements) => Ty::Outside(
+                TUPLE.to_owned(),
+                elements
+                    .iter()
+                    .map(|e| self.eval_type(family, at, e, self_ty, depth + 1))
+                    .collect(),
+            ),
             TypeRef::Union(members) => Ty::Union(
                 members
                     .iter()
@@ -693,6 +754,7 @@ impl Tables<'_> {
             TypeRef::Union(members) => members
                 .iter()
                 .find_map(|m| self.function_params(family, at, m, depth + 1)),
+            TypeRef::Tuple(_) => None,
             TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => {
                 None
             }
@@ -736,7 +798,7 @@ impl Tables<'_> {
             }
             Ty::Repo(_) | Ty::Bounds(_) => {
                 match self.types.find_member(self, family, receiver, name, RefKind::Call, 0) {
-                    Lookup::Found(sid) => self.callback_param_type(
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => self.callback_param_type(
                         family,
                         sid,
                         argument,
@@ -754,7 +816,7 @@ impl Tables<'_> {
                 None => Ty::Unknown,
             },
             Ty::Union(_) => match self.types.find_member(self, family, receiver, name, RefKind::Call, 0) {
-                Lookup::Found(sid) => {
+                Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
                     self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
                 }
                 Lookup::Absent | Lookup::Unknown => Ty::Unknown,
@@ -797,7 +859,7 @@ impl Tables<'_> {
                     .types
                     .find_member(self, family, &class, "constructor", RefKind::Call, 0)
                 {
-                    Lookup::Found(sid) => self.callback_param_type(
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => self.callback_param_type(
                         family,
                         sid,
                         argument,
@@ -893,9 +955,12 @@ impl Tables<'_> {
             ValueRoot::Path(path) => match resolver.value_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
                     Some(&sid) => match self.symbols[sid as usize].kind {
-                        SymbolKind::Function | SymbolKind::Method | SymbolKind::Module => {
-                            Ty::Unknown
+                        // A function used as a value (`ws.span()`, a parser combinator):
+                        // its members are outside traits' (blanket impls for functions).
+                        SymbolKind::Function | SymbolKind::Method => {
+                            Ty::Outside("function".to_owned(), Vec::new())
                         }
+                        SymbolKind::Module => Ty::Unknown,
                         SymbolKind::TypeAlias => self.symbol_as_type(family, sid, depth + 1),
                         _ => self.symbol_value_type(family, sid, None, depth + 1),
                     },
@@ -989,6 +1054,16 @@ impl Tables<'_> {
                 None => Ty::Unknown,
             };
         }
+        // `.0` of a tuple (or an element taken out of an array by position).
+        if let (Ty::Outside(outside, args), Ok(index)) = (receiver, name.parse::<usize>()) {
+            return match outside.as_str() {
+                TUPLE => args.get(index).cloned().unwrap_or(Ty::Unknown),
+                _ => match self.resolver(family).outside_step(outside, Step::Index) {
+                    Some(spec) => spec_result(spec, receiver, args),
+                    None => Ty::Unknown,
+                },
+            };
+        }
         // `.0` of a tuple struct or variant: its positional field.
         if let (Ty::Repo(owner), Ok(index)) = (receiver, name.parse::<usize>()) {
             return match self.definition(*owner) {
@@ -1003,7 +1078,7 @@ impl Tables<'_> {
             };
         }
         match self.types.find_member(self, family, receiver, name, kind, 0) {
-            Lookup::Found(sid) => {
+            Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
                 let member_kind = self.symbols[sid as usize].kind;
                 if kind == RefKind::Field && matches!(member_kind, SymbolKind::Method) {
                     // A method named without calling it: a function value.
@@ -1059,8 +1134,13 @@ impl Tables<'_> {
                 None => Ty::Unknown,
             },
             // A repository type awaited keeps its type (an `async fn`'s declared return
-            // type is already what `.await` gives).
-            Ty::Repo(_) | Ty::Bounds(_) if matches!(step, Step::Await) => ty.clone(),
+            // type is already what `.await` gives); so does TypeScript's `x!`.
+            Ty::Repo(_) | Ty::Bounds(_) | Ty::Union(_)
+                if step == Step::Await
+                    || (step == Step::Unwrap && self.resolver(family).unwrap_keeps_type()) =>
+            {
+                ty.clone()
+            }
             // Indexing and iterating a repository type: its `Index` impl's `Output`, its
             // `IntoIterator`/`Iterator` impl's `Item`.
             Ty::Repo(_) | Ty::Bounds(_) if matches!(step, Step::Index | Step::Element) => {
@@ -1069,7 +1149,7 @@ impl Tables<'_> {
                     .types
                     .find_member(self, family, ty, associated, RefKind::Type, 0)
                 {
-                    Lookup::Found(sid)
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid)
                         if self.symbols[sid as usize].kind == SymbolKind::TypeAlias =>
                     {
                         self.symbol_value_type(family, sid, Some(ty), 1)
@@ -1080,6 +1160,16 @@ impl Tables<'_> {
             Ty::Opaque => Ty::Opaque,
             _ => Ty::Unknown,
         }
+    }
+
+    /// The trait the container of symbol `sid` implements (`impl Trait for Type`), if any.
+    pub(super) fn implemented_trait(&self, sid: u32) -> Option<&Ty> {
+        let (fid, _, d) = self.definition(sid)?;
+        self.types
+            .container_traits
+            .get(fid as usize)?
+            .get(d.container_id as usize)?
+            .as_ref()
     }
 
     /// Looks a member up for the family resolvers (`Type::method` paths).
@@ -1116,6 +1206,7 @@ impl Tables<'_> {
         }
         match self.types.find_member(self, family, &receiver, name, kind, 0) {
             Lookup::Found(sid) => Some(Outcome::Resolved(sid)),
+            Lookup::Ambiguous(sid) => Some(Outcome::Guess(sid)),
             Lookup::Absent => Some(Outcome::Drop),
             Lookup::Unknown => None,
         }
@@ -1137,7 +1228,7 @@ fn mentions_self(ty: &TypeRef) -> bool {
         TypeRef::Bounds(list) => list.iter().any(mentions_self),
         TypeRef::Array(inner) => mentions_self(inner),
         TypeRef::Function { params, ret } => params.iter().any(mentions_self) || mentions_self(ret),
-        TypeRef::Union(members) => members.iter().any(mentions_self),
+        TypeRef::Union(members) | TypeRef::Tuple(members) => members.iter().any(mentions_self),
         TypeRef::Builtin(_) | TypeRef::Unknown => false,
     }
 }
