@@ -4,7 +4,9 @@
 The truth is what scip_truth.py (rust-analyzer) or ts_truth.js (the TypeScript language
 service) wrote: every declaration of a project with the lines that use it. For each
 declaration, mcursor is asked `mcursor refs PATH:LINE:COLUMN --json` (the declaration by
-its position, so same-named symbols are never confused) and grep is asked
+its position, so same-named symbols are never confused; `--direct`: calls through a trait
+method an impl method implements are the trait method's, as rust-analyzer and the
+TypeScript language service count them) and grep is asked
 `grep -rnwF NAME` over the project's source files; both are scored at path:line against
 the truth. The declaration's own line is left out of every answer and of the truth. Rust file modules
 (rust-analyzer's declarations at 1:1 of each file) are left out: their `mod` items count.
@@ -50,7 +52,7 @@ KIND_CLASS = {
 def mcursor_answers(binary, project, d):
     target = f"{d['path']}:{d['line']}:{d['column']}"
     proc = subprocess.run(
-        [binary, "-C", project, "refs", target, "--json", "--limit", "1000000"],
+        [binary, "-C", project, "refs", target, "--json", "--direct", "--limit", "1000000"],
         capture_output=True,
         text=True,
     )

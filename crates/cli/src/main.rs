@@ -194,6 +194,10 @@ struct RefsArgs {
     /// Leave out references matched by name only.
     #[arg(long)]
     resolved_only: bool,
+    /// Leave out calls through a trait, interface or base-class member that TARGET
+    /// implements or overrides (labeled `dispatch`).
+    #[arg(long)]
+    direct: bool,
     #[arg(long, default_value_t = 1000)]
     limit: usize,
 }
@@ -549,6 +553,7 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
         &RefsQuery {
             kind: args.kind,
             resolved_only: args.resolved_only,
+            direct_only: args.direct,
             limit: Some(args.limit),
         },
     );
@@ -558,6 +563,17 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
         let several_targets = targets.len() > 1;
         for hit in &hits {
             render::reference(out, hit, several_targets)?;
+        }
+        let implementations = index.implementations(&targets);
+        if !implementations.is_empty() {
+            render::message(&format!(
+                "implemented by: {}",
+                implementations
+                    .iter()
+                    .map(|i| format!("{} ({}:{})", i.qualified_name, i.path, i.line))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))?;
         }
         if hits.is_empty() {
             render::message(&format!(

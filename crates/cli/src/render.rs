@@ -136,6 +136,10 @@ pub fn reference(out: &mut Out, hit: &RefHit, show_target: bool) -> anyhow::Resu
         note.push_str(", ");
         note.push_str(hit.confidence);
     }
+    if hit.confidence == mcursor_index::DISPATCH {
+        note.push_str(" via ");
+        note.push_str(&hit.target);
+    }
     writeln!(
         out.stream,
         "{}: {}  {}",

@@ -61,14 +61,18 @@ pub fn references(target: &str, definitions: &[SymbolHit], refs: &[RefHit]) -> S
     }
     refs.iter()
         .map(|r| {
+            let confidence = if r.confidence == crate::query::DISPATCH {
+                format!("{} via {}", r.confidence, r.target)
+            } else {
+                r.confidence.to_owned()
+            };
             format!(
-                "{}:{}:{} [{} in {}, {}] {}",
+                "{}:{}:{} [{} in {}, {confidence}] {}",
                 r.path,
                 r.line,
                 r.column,
                 r.kind,
                 r.enclosing.as_deref().unwrap_or("top level"),
-                r.confidence,
                 r.text
             )
         })

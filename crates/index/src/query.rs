@@ -55,9 +55,12 @@ pub struct RefHit {
     pub kind: &'static str,
     /// Qualified name of the definition the use sits in, if any.
     pub enclosing: Option<String>,
-    /// Qualified name of the definition it refers to (resolved), or the bare name
-    /// (heuristic: any definition with that name).
+    /// Qualified name of the definition it refers to (resolved, a guess, or for a
+    /// dispatch the trait's, interface's or base class's member it names), or the bare
+    /// name (heuristic by name: any definition with that name).
     pub target: String,
+    /// `resolved`, `heuristic`, or `dispatch` (a call through a member the asked-for one
+    /// implements or overrides: it may reach it).
     pub confidence: &'static str,
     pub text: String,
 }
@@ -155,8 +158,15 @@ pub struct RefsQuery {
     pub kind: Option<RefKind>,
     /// Leave out name-matched references.
     pub resolved_only: bool,
+    /// Leave out calls made through a trait, interface or base-class member that a
+    /// target implements or overrides (confidence `dispatch`).
+    pub direct_only: bool,
     pub limit: Option<usize>,
 }
+
+/// The `confidence` of a use that names a trait's, interface's or base class's member
+/// which the asked-for method implements or overrides: the call may reach it.
+pub const DISPATCH: &str = "dispatch";
 
 /// What `search` looks for.
 #[derive(Debug, Clone, Default)]
@@ -514,10 +524,24 @@ impl Index {
         }
     }
 
+    /// The members that implement or override the given ones (a trait's methods in its
+    /// impls, an interface's or a base class's members in the classes below it).
+    pub fn implementations(&self, targets: &[SymbolHit]) -> Vec<SymbolHit> {
+        let mut out: Vec<SymbolHit> = targets
+            .iter()
+            .flat_map(|t| self.store.implementations_of(t.id))
+            .filter_map(|id| self.store.symbol(id))
+            .map(|s| self.hit(&s))
+            .collect();
+        out.sort_by(|a, b| (&a.path, a.line).cmp(&(&b.path, b.line)));
+        out.dedup_by_key(|h| h.id);
+        out
+    }
+
     /// References to the given definitions, ordered by path and position.
     pub fn references(&self, targets: &[SymbolHit], query: &RefsQuery) -> Vec<RefHit> {
-        let mut found: BTreeMap<(u32, u32, u32), (RefInfo, String)> = BTreeMap::new();
-        let names: BTreeSet<&str> = targets.iter().map(|t| t.name.as_str()).collect();
+        // Per position: the reference, the target label, and whether it is a dispatch.
+        let mut found: BTreeMap<(u32, u32, u32), (RefInfo, String, bool)> = BTreeMap::new();
         // A common name (`get`) can have 100,000 definitions: resolved references find
         // theirs by id, and a heuristic one depends only on a target's language family,
         // kind and membership, so one target per (name, family, kind, member) stands for
@@ -531,6 +555,30 @@ impl Index {
                 representatives.push(t);
             }
         }
+        // The members the targets implement or override, transitively: a call through
+        // one of them may dispatch to a target.
+        let mut dispatched: HashMap<u32, SymbolHit> = HashMap::new();
+        if !query.direct_only {
+            let mut work: Vec<u32> = targets.iter().map(|t| t.id).collect();
+            while let Some(id) = work.pop() {
+                for base in self.store.overridden_by(id) {
+                    if by_id.contains_key(&base) || dispatched.contains_key(&base) {
+                        continue;
+                    }
+                    if let Some(symbol) = self.store.symbol(base)
+                        && dispatched.len() < 64
+                    {
+                        dispatched.insert(base, self.hit(&symbol));
+                        work.push(base);
+                    }
+                }
+            }
+        }
+        let names: BTreeSet<&str> = targets
+            .iter()
+            .map(|t| t.name.as_str())
+            .chain(dispatched.values().map(|t| t.name.as_str()))
+            .collect();
         for name in names {
             let Some(name_id) = self.store.name_id(name) else {
                 continue;
@@ -543,29 +591,43 @@ impl Index {
                     continue;
                 }
                 let target = match r.target {
-                    Some(id) => by_id.get(&id).copied(),
+                    Some(id) => by_id.get(&id).copied().map(|t| (t, false)).or_else(|| {
+                        dispatched
+                            .get(&id)
+                            .filter(|_| r.confidence == Confidence::Resolved)
+                            .map(|t| (t, true))
+                    }),
                     None => representatives
                         .iter()
                         .copied()
-                        .find(|t| t.name == name && self.refers_to(&r, t)),
+                        .find(|t| t.name == name && self.refers_to(&r, t))
+                        .map(|t| (t, false)),
                 };
-                if let Some(t) = target {
-                    let label = match r.confidence {
-                        Confidence::Resolved => t.qualified_name.clone(),
-                        Confidence::Heuristic => t.name.clone(),
+                if let Some((t, dispatch)) = target {
+                    let label = match (r.confidence, r.target) {
+                        (Confidence::Resolved, _) | (Confidence::Heuristic, Some(_)) => {
+                            t.qualified_name.clone()
+                        }
+                        (Confidence::Heuristic, None) => t.name.clone(),
                     };
-                    found.insert((r.file, r.line, r.column), (r, label));
+                    // A direct answer at a position wins over a dispatch one.
+                    match found.get(&(r.file, r.line, r.column)) {
+                        Some((_, _, false)) if dispatch => {}
+                        _ => {
+                            found.insert((r.file, r.line, r.column), (r, label, dispatch));
+                        }
+                    }
                 }
             }
         }
         // Group the hits by file (the map is ordered by file first) and read each file once;
         // files are read in parallel, which matters when a name is used in 100,000 files.
         let limit = query.limit.unwrap_or(usize::MAX);
-        let mut by_file: Vec<(u32, Vec<(RefInfo, String)>)> = Vec::new();
-        for (r, target) in found.into_values().take(limit) {
+        let mut by_file: Vec<(u32, Vec<(RefInfo, String, bool)>)> = Vec::new();
+        for (r, target, dispatch) in found.into_values().take(limit) {
             match by_file.last_mut() {
-                Some((file, group)) if *file == r.file => group.push((r, target)),
-                _ => by_file.push((r.file, vec![(r, target)])),
+                Some((file, group)) if *file == r.file => group.push((r, target, dispatch)),
+                _ => by_file.push((r.file, vec![(r, target, dispatch)])),
             }
         }
         let per_file: Vec<Vec<RefHit>> = by_file
@@ -576,11 +638,11 @@ impl Index {
                     .file(file)
                     .map(|f| f.path.to_owned())
                     .unwrap_or_default();
-                let wanted: BTreeSet<u32> = group.iter().map(|(r, _)| r.line).collect();
+                let wanted: BTreeSet<u32> = group.iter().map(|(r, _, _)| r.line).collect();
                 let lines = read_lines(&self.root, &path, &wanted);
                 group
                     .into_iter()
-                    .map(|(r, target)| RefHit {
+                    .map(|(r, target, dispatch)| RefHit {
                         text: lines
                             .get(&r.line)
                             .map(|l| clip(l.trim()))
@@ -594,7 +656,11 @@ impl Index {
                             .and_then(|e| self.store.symbol(e))
                             .map(|s| s.qualified_name),
                         target,
-                        confidence: r.confidence.as_str(),
+                        confidence: if dispatch {
+                            DISPATCH
+                        } else {
+                            r.confidence.as_str()
+                        },
                     })
                     .collect()
             })
@@ -911,9 +977,16 @@ fn qualified_ends_with(qualified: &str, segments: &[String], prefix_last: bool) 
         if prefix_last && i + 1 == segments.len() {
             a.starts_with(b.as_str())
         } else {
-            a == b
+            // A blanket impl's members are named `<T as Trait>::m`: `Trait::m` finds them.
+            a == b || blanket_trait(a) == Some(b.as_str())
         }
     })
+}
+
+/// `Trait` of a blanket impl's container name `<T as Trait>`.
+fn blanket_trait(segment: &str) -> Option<&str> {
+    let inner = segment.strip_prefix('<')?.strip_suffix('>')?;
+    inner.split_once(" as ").map(|(_, t)| t.trim())
 }
 
 fn clip(line: &str) -> String {

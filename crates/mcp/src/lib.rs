@@ -355,6 +355,7 @@ impl IndexServer {
         let query = RefsQuery {
             kind: parse_ref_kind(args.kind.as_deref())?,
             resolved_only: args.resolved_only.unwrap_or(false),
+            direct_only: false,
             limit: Some(args.limit.unwrap_or(200).clamp(1, 5000)),
         };
         let target = args.target;
