@@ -75,6 +75,9 @@
 (for_in_statement left: (identifier) @local.definition operator: "of" right: (_) @local.element)
 (for_in_statement left: (identifier) @local.definition)
 
+; A function expression's own name is a binding inside it, not a use.
+(function_expression name: (identifier) @ignore.inside)
+
 ; ------------------------------------------------------------------- imports
 ; Import and re-export statements are walked in code (crates/syntax/src/imports.rs).
 (import_statement) @import

@@ -909,7 +909,7 @@ fn tuple_path(name: Node<'_>, tuple_patterns: &[&str], transparent: &[&str]) -> 
         if !tuple_patterns.contains(&parent.kind()) || path.len() > 8 {
             break;
         }
-        match position_among(parent, current) {
+        match element_position(parent, current) {
             Some(i) => path.push(i),
             None => break,
         }
@@ -929,6 +929,22 @@ fn outside_transparent<'t>(node: Node<'t>, transparent: &[&str]) -> Node<'t> {
         }
     }
     current
+}
+
+/// The position of `item` among a pattern's elements: its children other than
+/// punctuation, so an anonymous `_` counts (`(_, x)`: `x` is at 1).
+fn element_position(list: Node<'_>, item: Node<'_>) -> Option<u32> {
+    let mut position = 0;
+    for i in 0..list.child_count() as u32 {
+        let Some(child) = list.child(i) else { continue };
+        if child.id() == item.id() {
+            return Some(position);
+        }
+        if child.is_named() || child.kind().chars().any(char::is_alphanumeric) || child.kind() == "_" {
+            position += 1;
+        }
+    }
+    None
 }
 
 fn position_among(list: Node<'_>, item: Node<'_>) -> Option<u32> {

@@ -1,58 +1,114 @@
 //! Extraction tests: small inline sources, their facts rendered as text.
 
-use mcursor_syntax::{FileFacts, Lang, ParseConfig, parse_source};
-
-fn render(facts: &FileFacts) -> String {
-    let mut out = String::new();
-    for d in &facts.definitions {
-        let mut qualified: Vec<&str> = d.modules.iter().map(String::as_str).collect();
-        if let Some(c) = &d.container {
-            qualified.push(c);
-        }
-        qualified.push(&d.name);
-        out.push_str(&format!(
-            "def {} {} @{}:{} parent={:?} sig={:?}{}{}\n",
-            d.kind.as_str(),
-            qualified.join("::"),
-            d.start.line,
-            d.start.column,
-            d.parent,
-            d.signature,
-            d.doc
-                .as_ref()
-                .map(|doc| format!(" doc={doc:?}"))
-                .unwrap_or_default(),
-            if d.default_export { " default" } else { "" },
-        ));
-    }
-    for r in &facts.references {
-        out.push_str(&format!(
-            "ref {} {} @{}:{} q={:?} in={:?}\n",
-            r.kind.as_str(),
-            r.name,
-            r.start.line,
-            r.start.column,
-            r.qualifier,
-            r.enclosing
-        ));
-    }
-    for i in &facts.imports {
-        out.push_str(&format!(
-            "import {} <- {:?} reexport={} @{}:{}\n",
-            i.local, i.target, i.reexport, i.start.line, i.start.column
-        ));
-    }
-    for d in &facts.diagnostics {
-        out.push_str(&format!("diag {} {}\n", d.line, d.message));
-    }
-    if let Some(name) = &facts.default_export_name {
-        out.push_str(&format!("export default {name}\n"));
-    }
-    out
-}
+use mcursor_syntax::{Lang, ParseConfig, describe_chain, describe_facts, parse_source};
 
 fn facts(lang: Lang, src: &str) -> String {
-    render(&parse_source(lang, src.as_bytes(), &ParseConfig::default()))
+    describe_facts(&parse_source(lang, src.as_bytes(), &ParseConfig::default()))
+}
+
+/// The receiver chain of each member use, as `name on chain`, in source order.
+fn receivers(lang: Lang, src: &str) -> Vec<String> {
+    parse_source(lang, src.as_bytes(), &ParseConfig::default())
+        .references
+        .iter()
+        .filter_map(|r| {
+            r.receiver_chain
+                .as_ref()
+                .map(|c| format!("{} on {}", r.name, describe_chain(c)))
+        })
+        .collect()
+}
+
+#[test]
+fn rust_receiver_chains() {
+    let got = receivers(
+        Lang::Rust,
+        r#"fn f(engine: &Engine, items: Vec<Item>, map: HashMap<K, V>) {
+    let x = Engine::new()?;
+    x.run();
+    let x = x.clone();
+    self.config.load().unwrap().start();
+    for (k, v) in map.iter() { v.go(); }
+    items.iter().find(|i| i.ok());
+    if let Some(found) = lookup() { found.use_it(); }
+    match kind { Kind::Pair(a, ref b) => b.second() }
+    engine.run();
+}"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "run on Engine::new()?",
+            "clone on Engine::new()?",
+            "config on self",
+            "load on self.config",
+            "unwrap on self.config.load()",
+            "start on self.config.load().unwrap()",
+            // Parameters are replaced by their declared types.
+            "iter on <HashMap<K, V>>",
+            "go on <HashMap<K, V>>.iter()[*].1",
+            "iter on <Vec<Item>>",
+            "find on <Vec<Item>>.iter()",
+            "ok on <Vec<Item>>.iter().find(#0: |#0|)",
+            "use_it on lookup()?",
+            "second on <Kind::Pair>.1",
+            "run on <Engine>",
+        ]
+    );
+}
+
+#[test]
+fn typescript_receiver_chains() {
+    let got = receivers(
+        Lang::TypeScript,
+        r#"function f(o: Observer | null, list: Item[]) {
+  const s = new Subject<number>();
+  s.next(1);
+  o?.next(2);
+  const { a } = this;
+  list.forEach((x) => x.run());
+  operate((source, subscriber) => subscriber.next(source));
+  (o as Other).call();
+}"#,
+    );
+    assert_eq!(
+        got,
+        [
+            "next on <Subject>",
+            "next on <Observer>",
+            "a on self",
+            "forEach on <[Item]>",
+            "run on <[Item]>.forEach(#0: |#0|)",
+            "next on operate(#0: |#1|)",
+            "call on <Other>",
+        ]
+    );
+}
+
+#[test]
+fn definitions_carry_their_types() {
+    let got = facts(
+        Lang::Rust,
+        r#"struct Pair(u32, Word);
+trait Parser { fn parse(&self, input: &str) -> Option<Self>; }
+impl<P: Source> Parser for P { fn parse(&self, input: &str) -> Option<Self> { None } }
+fn run<F>(f: F) -> Box<dyn Engine> where F: Fn(&mut Table) -> bool { todo!() }"#,
+    );
+    assert!(got.contains("def struct Pair @1:8 fields=(builtin u32, Word)"), "{got}");
+    assert!(got.contains("container #2 <P as Parser> for impl Source implements Parser blanket"), "{got}");
+    assert!(
+        got.contains("def method <P as Parser>::parse @3:35 in=#2 : Option<Self> params=(builtin str)"),
+        "{got}"
+    );
+    // A trait method without a body keeps its whole signature.
+    assert!(
+        got.contains(r#"sig="fn parse(&self, input: &str) -> Option<Self>""#),
+        "{got}"
+    );
+    assert!(
+        got.contains("def function run @4:4 : Box<impl Engine> params=(impl fn(Table) -> builtin bool)"),
+        "{got}"
+    );
 }
 
 #[test]

@@ -229,7 +229,14 @@ impl EcmaTables {
     /// A name or path for the receiver-type pass: imports, then this file's top-level
     /// definitions, then the only definition of that name in the family; a name nothing
     /// in the repository defines is outside it (a global such as `console` or `Map`).
-    fn named(&self, t: &Tables, at: Place, path: &[String], accept: fn(SymbolKind) -> bool) -> Named {
+    fn named(
+        &self,
+        t: &Tables,
+        at: Place,
+        path: &[String],
+        accept: fn(SymbolKind) -> bool,
+        as_type: bool,
+    ) -> Named {
         let Some(first) = path.first() else {
             return Named::Unknown;
         };
@@ -243,9 +250,15 @@ impl EcmaTables {
                     ImportTarget::Module {
                         source,
                         imported: None,
-                    } => self
-                        .module(t, at.fid, source)
-                        .map_or(Named::Unknown, Named::Module),
+                    } => match self.module(t, at.fid, source) {
+                        // `const Router = require('./router')` named as a type (`new
+                        // Router()`): the module's default export (`module.exports =`).
+                        Some(module) if as_type && path.len() == 1 => self.default
+                            [module as usize]
+                            .map_or(Named::Module(module), |d| Named::Symbols(vec![d])),
+                        Some(module) => Named::Module(module),
+                        None => Named::Unknown,
+                    },
                     _ => Named::Unknown,
                 },
             });
@@ -318,15 +331,21 @@ impl FamilyResolver for EcmaTables {
     fn type_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
         // A JavaScript constructor function or a CommonJS object is as much a type as a
         // class: whatever the name defines.
-        self.named(t, at, path, any_top_level)
+        self.named(t, at, path, any_top_level, true)
     }
 
     fn value_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
-        self.named(t, at, path, any_top_level)
+        self.named(t, at, path, any_top_level, false)
     }
 
     fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
-        self.named(t, at, path, |k| RefKind::Call.can_refer_to(k) && any_top_level(k))
+        self.named(
+            t,
+            at,
+            path,
+            |k| RefKind::Call.can_refer_to(k) && any_top_level(k),
+            true,
+        )
     }
 
     fn outside_member(&self, ty: &str, member: &str) -> OutsideMember {

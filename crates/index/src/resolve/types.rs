@@ -1029,9 +1029,6 @@ impl Tables<'_> {
                 ValueStep::Element => self.step_type(family, &ty, Step::Element),
                 ValueStep::Await => self.step_type(family, &ty, Step::Await),
             };
-            if std::env::var("MCURSOR_DEBUG_STEPS").is_ok() {
-                eprintln!("[step] {step:?} -> {ty:?}");
-            }
         }
         ty
     }
@@ -1096,6 +1093,8 @@ impl Tables<'_> {
                     Some(spec) => spec_result(spec, receiver, &[]),
                     None => Ty::Unknown,
                 },
+                // What an outside value's own members give is outside too.
+                Ty::Opaque => Ty::Opaque,
                 _ => Ty::Unknown,
             },
         }
@@ -1191,9 +1190,9 @@ impl Tables<'_> {
             return Some(Outcome::Drop);
         }
         let receiver = self.eval_chain(family, at, chain, 0);
-        if std::env::var("MCURSOR_DEBUG_MEMBER").is_ok_and(|n| n == name || n == "*") {
+        if traced(name) {
             eprintln!(
-                "[types] {}:{} {name} on {} => {receiver:?}",
+                "[receiver] {} (in the definition at line {}): {name} on {} is {receiver:?}",
                 self.files[at.fid as usize].row.path,
                 at.enclosing.map_or(0, |d| d.line),
                 mcursor_syntax::describe_chain(chain)
@@ -1211,6 +1210,17 @@ impl Tables<'_> {
             Lookup::Unknown => None,
         }
     }
+}
+
+/// Whether member uses named `name` are traced: `MCURSOR_TRACE_RECEIVERS=name` (or `*`)
+/// prints each distinct receiver chain and the type it evaluated to, the way to see why a
+/// use ended up `heuristic`. Read once per process.
+fn traced(name: &str) -> bool {
+    static TRACE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    TRACE
+        .get_or_init(|| std::env::var("MCURSOR_TRACE_RECEIVERS").ok())
+        .as_deref()
+        .is_some_and(|t| t == name || t == "*")
 }
 
 /// Functions that make a value of the type they are called on.
