@@ -23,7 +23,7 @@ fn main() {
 static RUST: LazyLock<IndexedCorpus> = LazyLock::new(|| indexed_corpus(SynthLang::Rust, 2_000));
 
 /// Real sources: this repository's largest Rust module, and generated TypeScript.
-static RUST_SOURCE: &[u8] = include_bytes!("../crates/index/src/resolve.rs");
+static RUST_SOURCE: &[u8] = include_bytes!("../crates/index/src/build.rs");
 static TS_CORPUS: LazyLock<IndexedCorpus> =
     LazyLock::new(|| indexed_corpus(SynthLang::TypeScript, 50));
 

@@ -19,6 +19,7 @@
 ;     @local.positional   the tuple struct or variant whose positional field it binds
 ;     @local.callee       the function of the call a closure declaring it is passed to
 ;   @ignore.inside      nothing inside this node is a reference (attributes)
+;   @type.parameter     a type parameter's name (where the receiver pass looks for bounds)
 ; The first pattern that captures a node wins, so specific patterns come before generic ones.
 
 ; ---------------------------------------------------------------- containers
@@ -147,3 +148,6 @@
 ; ------------------------------------------------------------------- imports
 ; Use trees are walked in code (crates/syntax/src/imports.rs); the query only finds them.
 (use_declaration) @import
+
+; Type parameter names (only these are looked up among enclosing items' parameters).
+(type_parameter name: (_) @type.parameter)

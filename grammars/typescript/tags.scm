@@ -48,3 +48,6 @@
 (optional_parameter pattern: (identifier) @local.definition type: (_)? @local.type)
 (variable_declarator name: (identifier) @local.definition type: (_) @local.type value: (_)? @local.value)
 (required_parameter pattern: (_ (shorthand_property_identifier_pattern) @local.definition))
+
+; Type parameter names (only these are looked up among enclosing items' parameters).
+(type_parameter name: (_) @type.parameter)

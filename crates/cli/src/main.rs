@@ -375,11 +375,8 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
             })?;
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
-            let facts = mcursor_syntax::parse_source(
-                lang,
-                &bytes,
-                &mcursor_syntax::ParseConfig::default(),
-            );
+            let facts =
+                mcursor_syntax::parse_source(lang, &bytes, &mcursor_syntax::ParseConfig::default());
             out.text(&mcursor_syntax::describe_facts(&facts))?;
             Ok(Found::Some)
         }

@@ -65,6 +65,14 @@ pub struct RefHit {
     pub text: String,
 }
 
+/// A reference `refs` found, before its line is read: the record, the target label, and
+/// whether it reaches the asked-for member by dispatch.
+struct Found {
+    r: RefInfo,
+    target: String,
+    dispatch: bool,
+}
+
 /// A full-text or regex match, as the CLI's `search` JSON prints it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHit {
@@ -540,8 +548,7 @@ impl Index {
 
     /// References to the given definitions, ordered by path and position.
     pub fn references(&self, targets: &[SymbolHit], query: &RefsQuery) -> Vec<RefHit> {
-        // Per position: the reference, the target label, and whether it is a dispatch.
-        let mut found: BTreeMap<(u32, u32, u32), (RefInfo, String, bool)> = BTreeMap::new();
+        let mut found: BTreeMap<(u32, u32, u32), Found> = BTreeMap::new();
         // A common name (`get`) can have 100,000 definitions: resolved references find
         // theirs by id, and a heuristic one depends only on a target's language family,
         // kind and membership, so one target per (name, family, kind, member) stands for
@@ -612,9 +619,16 @@ impl Index {
                     };
                     // A direct answer at a position wins over a dispatch one.
                     match found.get(&(r.file, r.line, r.column)) {
-                        Some((_, _, false)) if dispatch => {}
+                        Some(direct) if dispatch && !direct.dispatch => {}
                         _ => {
-                            found.insert((r.file, r.line, r.column), (r, label, dispatch));
+                            found.insert(
+                                (r.file, r.line, r.column),
+                                Found {
+                                    r,
+                                    target: label,
+                                    dispatch,
+                                },
+                            );
                         }
                     }
                 }
@@ -623,11 +637,11 @@ impl Index {
         // Group the hits by file (the map is ordered by file first) and read each file once;
         // files are read in parallel, which matters when a name is used in 100,000 files.
         let limit = query.limit.unwrap_or(usize::MAX);
-        let mut by_file: Vec<(u32, Vec<(RefInfo, String, bool)>)> = Vec::new();
-        for (r, target, dispatch) in found.into_values().take(limit) {
+        let mut by_file: Vec<(u32, Vec<Found>)> = Vec::new();
+        for hit in found.into_values().take(limit) {
             match by_file.last_mut() {
-                Some((file, group)) if *file == r.file => group.push((r, target, dispatch)),
-                _ => by_file.push((r.file, vec![(r, target, dispatch)])),
+                Some((file, group)) if *file == hit.r.file => group.push(hit),
+                _ => by_file.push((hit.r.file, vec![hit])),
             }
         }
         let per_file: Vec<Vec<RefHit>> = by_file
@@ -638,30 +652,36 @@ impl Index {
                     .file(file)
                     .map(|f| f.path.to_owned())
                     .unwrap_or_default();
-                let wanted: BTreeSet<u32> = group.iter().map(|(r, _, _)| r.line).collect();
+                let wanted: BTreeSet<u32> = group.iter().map(|hit| hit.r.line).collect();
                 let lines = read_lines(&self.root, &path, &wanted);
                 group
                     .into_iter()
-                    .map(|(r, target, dispatch)| RefHit {
-                        text: lines
-                            .get(&r.line)
-                            .map(|l| clip(l.trim()))
-                            .unwrap_or_default(),
-                        path: path.clone(),
-                        line: r.line,
-                        column: r.column,
-                        kind: r.kind.as_str(),
-                        enclosing: r
-                            .enclosing
-                            .and_then(|e| self.store.symbol(e))
-                            .map(|s| s.qualified_name),
-                        target,
-                        confidence: if dispatch {
-                            DISPATCH
-                        } else {
-                            r.confidence.as_str()
+                    .map(
+                        |Found {
+                             r,
+                             target,
+                             dispatch,
+                         }| RefHit {
+                            text: lines
+                                .get(&r.line)
+                                .map(|l| clip(l.trim()))
+                                .unwrap_or_default(),
+                            path: path.clone(),
+                            line: r.line,
+                            column: r.column,
+                            kind: r.kind.as_str(),
+                            enclosing: r
+                                .enclosing
+                                .and_then(|e| self.store.symbol(e))
+                                .map(|s| s.qualified_name),
+                            target,
+                            confidence: if dispatch {
+                                DISPATCH
+                            } else {
+                                r.confidence.as_str()
+                            },
                         },
-                    })
+                    )
                     .collect()
             })
             .collect();

@@ -12,17 +12,28 @@ pub fn describe_type(ty: &TypeRef) -> String {
         TypeRef::Named { path, args } => format!(
             "{}<{}>",
             path.join("::"),
-            args.iter().map(describe_type).collect::<Vec<_>>().join(", ")
+            args.iter()
+                .map(describe_type)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         TypeRef::SelfType => "Self".to_owned(),
         TypeRef::Bounds(bounds) => format!(
             "impl {}",
-            bounds.iter().map(describe_type).collect::<Vec<_>>().join(" + ")
+            bounds
+                .iter()
+                .map(describe_type)
+                .collect::<Vec<_>>()
+                .join(" + ")
         ),
         TypeRef::Array(element) => format!("[{}]", describe_type(element)),
         TypeRef::Tuple(elements) => format!(
             "({})",
-            elements.iter().map(describe_type).collect::<Vec<_>>().join(", ")
+            elements
+                .iter()
+                .map(describe_type)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         TypeRef::Union(members) => members
             .iter()
@@ -31,7 +42,11 @@ pub fn describe_type(ty: &TypeRef) -> String {
             .join(" | "),
         TypeRef::Function { params, ret } => format!(
             "fn({}) -> {}",
-            params.iter().map(describe_type).collect::<Vec<_>>().join(", "),
+            params
+                .iter()
+                .map(describe_type)
+                .collect::<Vec<_>>()
+                .join(", "),
             describe_type(ret)
         ),
         TypeRef::Builtin(name) => format!("builtin {name}"),
@@ -85,7 +100,12 @@ pub fn describe_chain(chain: &ValueChain) -> String {
 pub fn describe_facts(facts: &FileFacts) -> String {
     let mut out = String::new();
     for (i, c) in facts.containers.iter().enumerate() {
-        let _ = write!(out, "container #{i} {} for {}", c.name, describe_type(&c.self_type));
+        let _ = write!(
+            out,
+            "container #{i} {} for {}",
+            c.name,
+            describe_type(&c.self_type)
+        );
         if let Some(implements) = &c.implements {
             let _ = write!(out, " implements {}", describe_type(implements));
         }

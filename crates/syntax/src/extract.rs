@@ -100,6 +100,7 @@ pub fn parse_source(lang: Lang, source: &[u8], config: &ParseConfig) -> FileFact
         source,
         deadline,
         facts: &mut facts,
+        type_parameters: HashSet::new(),
     }
     .run(root);
     facts
@@ -177,6 +178,8 @@ struct Extractor<'a> {
     source: &'a [u8],
     deadline: Instant,
     facts: &'a mut FileFacts,
+    /// Names declared as type parameters anywhere in the file.
+    type_parameters: HashSet<String>,
 }
 
 impl Extractor<'_> {
@@ -189,6 +192,7 @@ impl Extractor<'_> {
         Converter {
             kinds: &self.support.kinds,
             source: self.source,
+            type_parameters: &self.type_parameters,
         }
     }
 
@@ -258,8 +262,13 @@ impl Extractor<'_> {
                         source = BindingSource::Callback(capture.node, true, 0, 0)
                     }
                     CaptureRole::Import => import_nodes.push(capture.node),
-                    CaptureRole::IgnoreInside => ignored_ranges
-                        .push((capture.node.start_byte(), capture.node.end_byte())),
+                    CaptureRole::IgnoreInside => {
+                        ignored_ranges.push((capture.node.start_byte(), capture.node.end_byte()))
+                    }
+                    CaptureRole::TypeParameter => {
+                        self.type_parameters
+                            .insert(self.text(capture.node).into_owned());
+                    }
                     CaptureRole::ExportDefault => {
                         self.facts.default_export_name = Some(self.text(capture.node).into_owned())
                     }
@@ -508,9 +517,7 @@ impl Extractor<'_> {
                 Event::Bind(i) => {
                     let b = &bindings[i];
                     let chain = match b.source {
-                        BindingSource::Nothing | BindingSource::Opaque => {
-                            ValueChain::unknown()
-                        }
+                        BindingSource::Nothing | BindingSource::Opaque => ValueChain::unknown(),
                         BindingSource::Type(t) => ValueChain {
                             root: ValueRoot::Typed(converter.type_ref(t)),
                             steps: Vec::new(),
@@ -550,9 +557,9 @@ impl Extractor<'_> {
                         path if path.is_empty() || chain.root == ValueRoot::Unknown => chain,
                         path => {
                             let mut chain = chain;
-                            chain.steps.extend(
-                                path.iter().map(|i| ValueStep::Field(i.to_string())),
-                            );
+                            chain
+                                .steps
+                                .extend(path.iter().map(|i| ValueStep::Field(i.to_string())));
                             chain
                         }
                     };
@@ -935,12 +942,15 @@ fn outside_transparent<'t>(node: Node<'t>, transparent: &[&str]) -> Node<'t> {
 /// punctuation, so an anonymous `_` counts (`(_, x)`: `x` is at 1).
 fn element_position(list: Node<'_>, item: Node<'_>) -> Option<u32> {
     let mut position = 0;
-    for i in 0..list.child_count() as u32 {
+    for i in 0..list.child_count() {
         let Some(child) = list.child(i) else { continue };
         if child.id() == item.id() {
             return Some(position);
         }
-        if child.is_named() || child.kind().chars().any(char::is_alphanumeric) || child.kind() == "_" {
+        if child.is_named()
+            || child.kind().chars().any(char::is_alphanumeric)
+            || child.kind() == "_"
+        {
             position += 1;
         }
     }

@@ -812,7 +812,9 @@ impl FamilyKinds {
             let (object, name) = (field(a.object), field(a.name));
             set(a.kind, NodeRole::MemberAccess(object, name));
         }
-        let inner_sets: [(&[Inner], fn(u16) -> NodeRole); 11] = [
+        // Each list of (kind, field) and the role its kinds get, given the field's id.
+        type InnerRole = (&'static [Inner], fn(u16) -> NodeRole);
+        let inner_sets: [InnerRole; 11] = [
             (syntax.calls, NodeRole::Call),
             (syntax.generic_callees, NodeRole::GenericCallee),
             (syntax.unwraps, NodeRole::Unwrap),

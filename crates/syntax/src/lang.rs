@@ -298,6 +298,9 @@ pub(crate) enum CaptureRole {
     LocalOpaque,
     /// Nothing inside this node is a reference (Rust attributes).
     IgnoreInside,
+    /// The name of a type parameter declared somewhere in the file: only such names are
+    /// looked up among the enclosing items' type parameters.
+    TypeParameter,
     Import,
     ExportDefault,
     Ignored,
@@ -334,6 +337,7 @@ impl CaptureRole {
             "local.callee" => CaptureRole::LocalCallee,
             "local.constructed" => CaptureRole::LocalConstructed,
             "ignore.inside" => CaptureRole::IgnoreInside,
+            "type.parameter" => CaptureRole::TypeParameter,
             "import" => CaptureRole::Import,
             "export.default" => CaptureRole::ExportDefault,
             other if other.starts_with('_') => CaptureRole::Ignored,

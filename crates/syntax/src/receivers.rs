@@ -26,6 +26,10 @@ const MAX_ANCESTORS: usize = 64;
 pub(crate) struct Converter<'a> {
     pub kinds: &'a FamilyKinds,
     pub source: &'a [u8],
+    /// Names declared as type parameters anywhere in the file: only these are looked up
+    /// among enclosing items' parameters (the search climbs ancestors, which tree-sitter
+    /// finds from the root each time).
+    pub type_parameters: &'a std::collections::HashSet<String>,
 }
 
 fn field_child<'t>(node: Node<'t>, field: u16) -> Option<Node<'t>> {
@@ -94,7 +98,9 @@ impl<'a> Converter<'a> {
         let syntax = self.kinds.syntax;
         match self.role(node) {
             NodeRole::TypeWrapper(field) => field_child(node, field)
-                .map_or(TypeRef::Unknown, |inner| self.type_at_depth(inner, depth + 1)),
+                .map_or(TypeRef::Unknown, |inner| {
+                    self.type_at_depth(inner, depth + 1)
+                }),
             NodeRole::GenericType(base, args) => {
                 let Some(base) = field_child(node, base) else {
                     return TypeRef::Unknown;
@@ -128,7 +134,9 @@ impl<'a> Converter<'a> {
                 let path = self.path_of(node);
                 match path.as_slice() {
                     [] => TypeRef::Unknown,
-                    [only] if !syntax.self_type_name.is_empty() && only == syntax.self_type_name => {
+                    [only]
+                        if !syntax.self_type_name.is_empty() && only == syntax.self_type_name =>
+                    {
                         TypeRef::SelfType
                     }
                     [only] if syntax.unknown_type_names.contains(&only.as_str()) => {
@@ -182,8 +190,7 @@ impl<'a> Converter<'a> {
                 let mut work = vec![node];
                 while let Some(n) = work.pop() {
                     for child in named_children(n) {
-                        if self.role(child) == NodeRole::UnionType && work.len() < MAX_TYPE_DEPTH
-                        {
+                        if self.role(child) == NodeRole::UnionType && work.len() < MAX_TYPE_DEPTH {
                             work.push(child);
                         } else {
                             members.push(self.type_at_depth(child, depth + 1));
@@ -204,8 +211,7 @@ impl<'a> Converter<'a> {
                 let name = text.trim();
                 if syntax.unknown_type_names.contains(&name) {
                     TypeRef::Unknown
-                } else if node.named_child_count() == 0
-                    || syntax.nullish_type_names.contains(&name)
+                } else if node.named_child_count() == 0 || syntax.nullish_type_names.contains(&name)
                 {
                     // A keyword type (`u32`, `string`, `null`): its name.
                     TypeRef::Builtin(name.to_owned())
@@ -244,15 +250,17 @@ impl<'a> Converter<'a> {
                 p.child_by_field_id(pattern)
                     .is_none_or(|pat| !syntax.self_values.contains(&pat.kind()))
             })
-            .filter_map(|p| match syntax.parameters.iter().find(|k| k.kind == p.kind()) {
-                Some(spec) => Some(
-                    p.child_by_field_id(self.field(spec.field))
-                        .map_or(TypeRef::Unknown, |t| self.type_at_depth(t, depth)),
-                ),
-                // A `self` parameter or an attribute: not a parameter type.
-                None if matches!(self.role(p), NodeRole::None) => None,
-                None => Some(self.type_at_depth(p, depth)),
-            })
+            .filter_map(
+                |p| match syntax.parameters.iter().find(|k| k.kind == p.kind()) {
+                    Some(spec) => Some(
+                        p.child_by_field_id(self.field(spec.field))
+                            .map_or(TypeRef::Unknown, |t| self.type_at_depth(t, depth)),
+                    ),
+                    // A `self` parameter or an attribute: not a parameter type.
+                    None if matches!(self.role(p), NodeRole::None) => None,
+                    None => Some(self.type_at_depth(p, depth)),
+                },
+            )
             .collect()
     }
 
@@ -305,7 +313,15 @@ impl<'a> Converter<'a> {
 
     /// If `name` (used at `node`) is a type parameter of an enclosing item, its bounds
     /// (empty when it has none); `None` when it is not a type parameter.
-    fn type_parameter_bounds(&self, node: Node<'_>, name: &str, depth: usize) -> Option<Vec<TypeRef>> {
+    fn type_parameter_bounds(
+        &self,
+        node: Node<'_>,
+        name: &str,
+        depth: usize,
+    ) -> Option<Vec<TypeRef>> {
+        if !self.type_parameters.contains(name) {
+            return None;
+        }
         let syntax = self.kinds.syntax;
         let scopes = self.field(syntax.generic_scopes);
         let mut current = node.parent();
@@ -336,8 +352,14 @@ impl<'a> Converter<'a> {
                     self.collect_bounds(b, depth, bounds);
                 }
             }
-            // `where T: A + B` clauses of the same item.
-            for clause in named_children(ancestor) {
+            // `where T: A + B` clauses of the same item (only items with type parameters:
+            // scanning every ancestor's children would cost a file's item count per type).
+            let clauses = parameters
+                .is_some()
+                .then(|| named_children(ancestor))
+                .into_iter()
+                .flatten();
+            for clause in clauses {
                 if !syntax.where_clauses.contains(&clause.kind()) {
                     continue;
                 }
@@ -604,7 +626,10 @@ impl<'a> Converter<'a> {
         let mut work: Vec<(Node, usize)> = vec![(node, 0)];
         while let Some((n, level)) = work.pop() {
             for child in named_children(n) {
-                let Some(clause) = spec.supertype_clauses.iter().find(|c| c.kind == child.kind())
+                let Some(clause) = spec
+                    .supertype_clauses
+                    .iter()
+                    .find(|c| c.kind == child.kind())
                 else {
                     continue;
                 };
@@ -616,7 +641,11 @@ impl<'a> Converter<'a> {
                 }
                 let mut nested = false;
                 for inner in named_children(child) {
-                    if spec.supertype_clauses.iter().any(|c| c.kind == inner.kind()) {
+                    if spec
+                        .supertype_clauses
+                        .iter()
+                        .any(|c| c.kind == inner.kind())
+                    {
                         nested = true;
                     }
                 }
@@ -631,7 +660,8 @@ impl<'a> Converter<'a> {
         }
         supertypes.retain(|t| matches!(t, TypeRef::Named { .. }));
         // `impl<T: Bound> Trait for T`: the target is one of the impl's own parameters.
-        let blanket = implements.is_some() && matches!(self_type, TypeRef::Bounds(_) | TypeRef::Unknown)
+        let blanket = implements.is_some()
+            && matches!(self_type, TypeRef::Bounds(_) | TypeRef::Unknown)
             && node
                 .child_by_field_id(self.field(spec.self_type))
                 .is_some_and(|t| matches!(self.role(t), NodeRole::TypeName));
@@ -671,7 +701,11 @@ impl<'a> Converter<'a> {
         if let Some(returns) = self.function_return(value) {
             return (Some(returns), None);
         }
-        if syntax.function_values.iter().any(|f| f.kind == value.kind()) {
+        if syntax
+            .function_values
+            .iter()
+            .any(|f| f.kind == value.kind())
+        {
             return (None, None);
         }
         (None, Some(self.value_chain(value, &|_| None)))

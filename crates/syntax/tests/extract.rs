@@ -94,10 +94,18 @@ trait Parser { fn parse(&self, input: &str) -> Option<Self>; }
 impl<P: Source> Parser for P { fn parse(&self, input: &str) -> Option<Self> { None } }
 fn run<F>(f: F) -> Box<dyn Engine> where F: Fn(&mut Table) -> bool { todo!() }"#,
     );
-    assert!(got.contains("def struct Pair @1:8 fields=(builtin u32, Word)"), "{got}");
-    assert!(got.contains("container #2 <P as Parser> for impl Source implements Parser blanket"), "{got}");
     assert!(
-        got.contains("def method <P as Parser>::parse @3:35 in=#2 : Option<Self> params=(builtin str)"),
+        got.contains("def struct Pair @1:8 fields=(builtin u32, Word)"),
+        "{got}"
+    );
+    assert!(
+        got.contains("container #2 <P as Parser> for impl Source implements Parser blanket"),
+        "{got}"
+    );
+    assert!(
+        got.contains(
+            "def method <P as Parser>::parse @3:35 in=#2 : Option<Self> params=(builtin str)"
+        ),
         "{got}"
     );
     // A trait method without a body keeps its whole signature.
@@ -106,7 +114,9 @@ fn run<F>(f: F) -> Box<dyn Engine> where F: Fn(&mut Table) -> bool { todo!() }"#
         "{got}"
     );
     assert!(
-        got.contains("def function run @4:4 : Box<impl Engine> params=(impl fn(Table) -> builtin bool)"),
+        got.contains(
+            "def function run @4:4 : Box<impl Engine> params=(impl fn(Table) -> builtin bool)"
+        ),
         "{got}"
     );
 }

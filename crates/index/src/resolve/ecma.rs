@@ -253,8 +253,7 @@ impl EcmaTables {
                     } => match self.module(t, at.fid, source) {
                         // `const Router = require('./router')` named as a type (`new
                         // Router()`): the module's default export (`module.exports =`).
-                        Some(module) if as_type && path.len() == 1 => self.default
-                            [module as usize]
+                        Some(module) if as_type && path.len() == 1 => self.default[module as usize]
                             .map_or(Named::Module(module), |d| Named::Symbols(vec![d])),
                         Some(module) => Named::Module(module),
                         None => Named::Unknown,
@@ -309,7 +308,10 @@ impl EcmaTables {
 }
 
 fn any_top_level(kind: SymbolKind) -> bool {
-    !matches!(kind, SymbolKind::Method | SymbolKind::Field | SymbolKind::EnumVariant)
+    !matches!(
+        kind,
+        SymbolKind::Method | SymbolKind::Field | SymbolKind::EnumVariant
+    )
 }
 
 impl FamilyResolver for EcmaTables {
@@ -365,13 +367,25 @@ impl FamilyResolver for EcmaTables {
         }
     }
 
-    fn outside_callback(&self, ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
+    fn outside_callback(
+        &self,
+        ty: &str,
+        method: &str,
+        argument: u32,
+        parameter: u32,
+    ) -> Option<Spec> {
         match (ty, method, argument, parameter) {
-            ("Array" | "ReadonlyArray" | "[]" | "Set" | "ReadonlySet", "map" | "forEach"
-            | "filter" | "find" | "findLast" | "some" | "every" | "findIndex"
-            | "findLastIndex" | "flatMap", 0, 0) => Some(Spec::Arg(0)),
+            (
+                "Array" | "ReadonlyArray" | "[]" | "Set" | "ReadonlySet",
+                "map" | "forEach" | "filter" | "find" | "findLast" | "some" | "every" | "findIndex"
+                | "findLastIndex" | "flatMap",
+                0,
+                0,
+            ) => Some(Spec::Arg(0)),
             ("Array" | "ReadonlyArray" | "[]", "sort" | "toSorted", 0, 0 | 1) => Some(Spec::Arg(0)),
-            ("Array" | "ReadonlyArray" | "[]", "reduce" | "reduceRight", 0, 1) => Some(Spec::Arg(0)),
+            ("Array" | "ReadonlyArray" | "[]", "reduce" | "reduceRight", 0, 1) => {
+                Some(Spec::Arg(0))
+            }
             ("Map" | "ReadonlyMap", "forEach", 0, 0) => Some(Spec::Arg(1)),
             ("Map" | "ReadonlyMap", "forEach", 0, 1) => Some(Spec::Arg(0)),
             ("Promise" | "PromiseLike", "then", 0, 0) => Some(Spec::Arg(0)),
@@ -399,18 +413,46 @@ fn ecma_builtin_member(ty: &str, member: &str) -> OutsideMember {
         ("Array" | "ReadonlyArray" | "[]", "find" | "at" | "pop" | "shift" | "findLast") => {
             Known(Spec::Arg(0))
         }
-        ("Array" | "ReadonlyArray" | "[]", "filter" | "slice" | "concat" | "reverse" | "sort"
-        | "splice" | "toSorted" | "toReversed") => Known(Spec::Same),
+        (
+            "Array" | "ReadonlyArray" | "[]",
+            "filter" | "slice" | "concat" | "reverse" | "sort" | "splice" | "toSorted"
+            | "toReversed",
+        ) => Known(Spec::Same),
         ("Map" | "ReadonlyMap" | "WeakMap", "get") => Known(Spec::Arg(1)),
         ("Promise" | "PromiseLike", _) => Known(Spec::Unknown),
-        ("string" | "number" | "boolean" | "bigint" | "symbol" | "String" | "Number"
-        | "Boolean" | "RegExp" | "Date" | "Math" | "JSON" | "console" | "Object" | "Error"
-        | "function" | "Function" | "array" | "literal_type" | "tuple_type" | "function_type"
-        | "template_literal_type" | "null" | "undefined" | "void", _) => {
-            Known(Spec::Opaque)
-        }
-        ("Array" | "ReadonlyArray" | "[]" | "Map" | "ReadonlyMap" | "Set" | "ReadonlySet"
-        | "WeakMap" | "WeakSet", _) => Known(Spec::Unknown),
+        (
+            "string"
+            | "number"
+            | "boolean"
+            | "bigint"
+            | "symbol"
+            | "String"
+            | "Number"
+            | "Boolean"
+            | "RegExp"
+            | "Date"
+            | "Math"
+            | "JSON"
+            | "console"
+            | "Object"
+            | "Error"
+            | "function"
+            | "Function"
+            | "array"
+            | "literal_type"
+            | "tuple_type"
+            | "function_type"
+            | "template_literal_type"
+            | "null"
+            | "undefined"
+            | "void",
+            _,
+        ) => Known(Spec::Opaque),
+        (
+            "Array" | "ReadonlyArray" | "[]" | "Map" | "ReadonlyMap" | "Set" | "ReadonlySet"
+            | "WeakMap" | "WeakSet",
+            _,
+        ) => Known(Spec::Unknown),
         _ => NotKnown,
     }
 }

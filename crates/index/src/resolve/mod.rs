@@ -565,19 +565,18 @@ impl Tables<'_> {
             };
             // Most names are locals or outside names no definition has: nothing to resolve,
             // unless an import renames something (`use a::Doc as D`).
-            let outcome = if reference.candidates.is_empty()
-                && facts.imports_named(name).next().is_none()
-            {
-                Outcome::Drop
-            } else {
-                let typed = facts
-                    .chain(r)
-                    .and_then(|chain| self.member_of_chain(family, at, chain, name, r.kind));
-                match typed {
-                    Some(outcome) => outcome,
-                    None => resolver.resolve_use(self, &reference),
-                }
-            };
+            let outcome =
+                if reference.candidates.is_empty() && facts.imports_named(name).next().is_none() {
+                    Outcome::Drop
+                } else {
+                    let typed = facts
+                        .chain(r)
+                        .and_then(|chain| self.member_of_chain(family, at, chain, name, r.kind));
+                    match typed {
+                        Some(outcome) => outcome,
+                        None => resolver.resolve_use(self, &reference),
+                    }
+                };
             outcomes.insert(key, outcome);
             memo.uses.push((use_key(facts, r), outcome));
             outcome

@@ -400,7 +400,12 @@ impl RustTables {
     }
 
     /// The module context of a place: the file's module and its inline modules.
-    fn context(&self, module: &RustModule, enclosing: Option<&Def>, facts: &CompactFacts) -> Vec<String> {
+    fn context(
+        &self,
+        module: &RustModule,
+        enclosing: Option<&Def>,
+        facts: &CompactFacts,
+    ) -> Vec<String> {
         let mut context = module.path.clone();
         if let Some(d) = enclosing {
             context.extend(facts.modules(d).iter().cloned());
@@ -472,7 +477,8 @@ impl RustTables {
                         {
                             return match implemented {
                                 super::types::Ty::Repo(_) | super::types::Ty::Bounds(_) => {
-                                    match t.lookup_member(Family::Rust, implemented, name, kind, 0) {
+                                    match t.lookup_member(Family::Rust, implemented, name, kind, 0)
+                                    {
                                         super::types::Lookup::Found(found)
                                         | super::types::Lookup::Ambiguous(found) => {
                                             Outcome::Resolved(found)
@@ -489,7 +495,8 @@ impl RustTables {
                 None => {
                     // Outside the repository, unless a glob import brings the first
                     // segment in (`use super::*; Doc::new()`).
-                    if let Some(outcome) = self.through_globs(t, module, &context, facts, &full, kind)
+                    if let Some(outcome) =
+                        self.through_globs(t, module, &context, facts, &full, kind)
                     {
                         return outcome;
                     }
@@ -613,6 +620,11 @@ impl RustTables {
         let Some((name, qualifier)) = path.split_last() else {
             return Named::Unknown;
         };
+        // Resolving a path can ask for its qualifier's type, which an import can expand
+        // again (`use anyhow::anyhow;` then `anyhow::Error`): bounded.
+        let Some(_nested) = super::types::Nested::enter() else {
+            return Named::Unknown;
+        };
         let candidates = t.candidates(name);
         if candidates.is_empty() && at.facts.imports_named(name).next().is_none() {
             return Named::Outside(name.clone());
@@ -669,7 +681,13 @@ impl FamilyResolver for RustTables {
         rust_std_step(ty, step)
     }
 
-    fn outside_callback(&self, ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
+    fn outside_callback(
+        &self,
+        ty: &str,
+        method: &str,
+        argument: u32,
+        parameter: u32,
+    ) -> Option<Spec> {
         rust_std_callback(ty, method, argument, parameter)
     }
 
@@ -691,8 +709,17 @@ impl FamilyResolver for RustTables {
 /// sets, `Option` and `Result`, the element (or `Result`'s error for `map_err`).
 fn rust_std_callback(ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
     const ELEMENTS: &[&str] = &[
-        "Vec", "VecDeque", "[]", "array", "BTreeSet", "HashSet", "IndexSet", "Option", "Result",
-        "BinaryHeap", "LinkedList",
+        "Vec",
+        "VecDeque",
+        "[]",
+        "array",
+        "BTreeSet",
+        "HashSet",
+        "IndexSet",
+        "Option",
+        "Result",
+        "BinaryHeap",
+        "LinkedList",
     ];
     if DEREF_WRAPPERS.contains(&ty) {
         return Some(Spec::DerefThen(0));
@@ -701,26 +728,72 @@ fn rust_std_callback(ty: &str, method: &str, argument: u32, parameter: u32) -> O
         return None;
     }
     match (ty, method, argument, parameter) {
-        ("Result", "map_err" | "unwrap_or_else" | "or_else" | "is_err_and" | "inspect_err", 0, 0) => {
-            Some(Spec::Arg(1))
-        }
+        (
+            "Result",
+            "map_err" | "unwrap_or_else" | "or_else" | "is_err_and" | "inspect_err",
+            0,
+            0,
+        ) => Some(Spec::Arg(1)),
         // `fold(init, |acc, x| ..)`, `map_or(default, |x| ..)`.
         (_, "fold" | "try_fold" | "rfold", 1, 1) => Some(Spec::Arg(0)),
         (_, "map_or" | "map_or_else" | "is_some_and" | "is_none_or" | "is_ok_and", 1, 0) => {
             Some(Spec::Arg(0))
         }
         // Comparators take two elements.
-        (_, "sort_by" | "sort_unstable_by" | "max_by" | "min_by" | "dedup_by" | "is_sorted_by", 0, 0 | 1) => {
-            Some(Spec::Arg(0))
-        }
-        (_, "map" | "filter" | "find" | "any" | "all" | "for_each" | "position" | "rposition"
-        | "filter_map" | "flat_map" | "take_while" | "skip_while" | "map_while" | "inspect"
-        | "max_by_key" | "min_by_key" | "find_map" | "and_then" | "is_some_and" | "is_none_or"
-        | "is_ok_and" | "try_for_each" | "partition" | "sort_by_key" | "sort_unstable_by_key"
-        | "sort_by_cached_key" | "retain" | "retain_mut" | "dedup_by_key"
-        | "binary_search_by_key" | "binary_search_by" | "chunk_by" | "group_by" | "take_if"
-        | "is_sorted_by_key" | "inspect_ok" | "unwrap_or_else" | "split" | "rsplit"
-        | "splitn" | "scan" | "skip_until" | "count_by", 0, 0) => Some(Spec::Arg(0)),
+        (
+            _,
+            "sort_by" | "sort_unstable_by" | "max_by" | "min_by" | "dedup_by" | "is_sorted_by",
+            0,
+            0 | 1,
+        ) => Some(Spec::Arg(0)),
+        (
+            _,
+            "map"
+            | "filter"
+            | "find"
+            | "any"
+            | "all"
+            | "for_each"
+            | "position"
+            | "rposition"
+            | "filter_map"
+            | "flat_map"
+            | "take_while"
+            | "skip_while"
+            | "map_while"
+            | "inspect"
+            | "max_by_key"
+            | "min_by_key"
+            | "find_map"
+            | "and_then"
+            | "is_some_and"
+            | "is_none_or"
+            | "is_ok_and"
+            | "try_for_each"
+            | "partition"
+            | "sort_by_key"
+            | "sort_unstable_by_key"
+            | "sort_by_cached_key"
+            | "retain"
+            | "retain_mut"
+            | "dedup_by_key"
+            | "binary_search_by_key"
+            | "binary_search_by"
+            | "chunk_by"
+            | "group_by"
+            | "take_if"
+            | "is_sorted_by_key"
+            | "inspect_ok"
+            | "unwrap_or_else"
+            | "split"
+            | "rsplit"
+            | "splitn"
+            | "scan"
+            | "skip_until"
+            | "count_by",
+            0,
+            0,
+        ) => Some(Spec::Arg(0)),
         _ => None,
     }
 }
@@ -745,17 +818,68 @@ const DEREF_WRAPPERS: &[&str] = &[
 /// Standard types whose every member returns something of a known, outside type (or a
 /// generic the caller names): a member on them is never the repository's.
 const PLAIN_OUTSIDE: &[&str] = &[
-    "str", "String", "char", "bool", "u8", "u16", "u32", "u64", "u128", "usize", "i8", "i16",
-    "i32", "i64", "i128", "isize", "f32", "f64", "Path", "PathBuf", "OsStr", "OsString",
-    "Duration", "Instant", "SystemTime", "File", "tuple", "closure", "Range", "primitive_type",
-    "tuple_type", "unit_type", "never_type", "function_type", "Formatter", "Arguments",
+    "str",
+    "String",
+    "char",
+    "bool",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+    "u128",
+    "usize",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "i128",
+    "isize",
+    "f32",
+    "f64",
+    "Path",
+    "PathBuf",
+    "OsStr",
+    "OsString",
+    "Duration",
+    "Instant",
+    "SystemTime",
+    "File",
+    "tuple",
+    "closure",
+    "Range",
+    "primitive_type",
+    "tuple_type",
+    "unit_type",
+    "never_type",
+    "function_type",
+    "Formatter",
+    "Arguments",
 ];
 
 /// Standard iterator types: with one type argument, their element.
 const ITERATORS: &[&str] = &[
-    "Iterator", "IntoIterator", "DoubleEndedIterator", "ExactSizeIterator", "Iter", "IterMut",
-    "IntoIter", "Drain", "Peekable", "Rev", "Skip", "Take", "Cloned", "Copied", "Fuse",
-    "StepBy", "Chain", "Cycle", "Flatten", "Filter", "SkipWhile", "TakeWhile",
+    "Iterator",
+    "IntoIterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "Iter",
+    "IterMut",
+    "IntoIter",
+    "Drain",
+    "Peekable",
+    "Rev",
+    "Skip",
+    "Take",
+    "Cloned",
+    "Copied",
+    "Fuse",
+    "StepBy",
+    "Chain",
+    "Cycle",
+    "Flatten",
+    "Filter",
+    "SkipWhile",
+    "TakeWhile",
 ];
 
 /// What the standard library says about `ty.member(..)`.
@@ -763,13 +887,40 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
     use OutsideMember::{Known, NotKnown};
     // Members whose result the caller decides (generic conversions): unknown.
     const GENERIC: &[&str] = &[
-        "into", "try_into", "parse", "as_ref", "as_mut", "borrow", "borrow_mut", "collect",
-        "into_iter", "iter", "iter_mut", "map", "and_then", "fold", "sum", "product",
-        "downcast", "downcast_ref", "downcast_mut", "get", "get_mut",
+        "into",
+        "try_into",
+        "parse",
+        "as_ref",
+        "as_mut",
+        "borrow",
+        "borrow_mut",
+        "collect",
+        "into_iter",
+        "iter",
+        "iter_mut",
+        "map",
+        "and_then",
+        "fold",
+        "sum",
+        "product",
+        "downcast",
+        "downcast_ref",
+        "downcast_mut",
+        "get",
+        "get_mut",
     ];
     const COLLECTIONS: &[&str] = &[
-        "Vec", "VecDeque", "[]", "array", "BTreeSet", "HashSet", "IndexSet", "BinaryHeap",
-        "LinkedList", "Option", "Result",
+        "Vec",
+        "VecDeque",
+        "[]",
+        "array",
+        "BTreeSet",
+        "HashSet",
+        "IndexSet",
+        "BinaryHeap",
+        "LinkedList",
+        "Option",
+        "Result",
     ];
     const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap"];
     match (ty, member) {
@@ -784,29 +935,45 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
             Known(Spec::Wrap("Iterator", 1))
         }
         (m, "keys" | "into_keys") if MAPS.contains(&m) => Known(Spec::Wrap("Iterator", 0)),
-        (i, "filter" | "skip" | "take" | "rev" | "peekable" | "chain" | "cloned" | "copied"
-        | "by_ref" | "fuse" | "step_by" | "skip_while" | "take_while" | "inspect" | "cycle"
-        | "into_iter") if ITERATORS.contains(&i) => Known(Spec::Same),
-        (i, "next" | "last" | "nth" | "find" | "max_by_key" | "min_by_key" | "max_by" | "min_by"
-        | "max" | "min" | "next_back" | "nth_back" | "rfind" | "peek") if ITERATORS.contains(&i) => {
-            Known(Spec::Wrap("Option", 0))
-        }
+        (
+            i,
+            "filter" | "skip" | "take" | "rev" | "peekable" | "chain" | "cloned" | "copied"
+            | "by_ref" | "fuse" | "step_by" | "skip_while" | "take_while" | "inspect" | "cycle"
+            | "into_iter",
+        ) if ITERATORS.contains(&i) => Known(Spec::Same),
+        (
+            i,
+            "next" | "last" | "nth" | "find" | "max_by_key" | "min_by_key" | "max_by" | "min_by"
+            | "max" | "min" | "next_back" | "nth_back" | "rfind" | "peek",
+        ) if ITERATORS.contains(&i) => Known(Spec::Wrap("Option", 0)),
         (i, "enumerate") if ITERATORS.contains(&i) => Known(Spec::Enumerate),
         (i, "count" | "any" | "all" | "position" | "rposition" | "for_each" | "len")
             if ITERATORS.contains(&i) =>
         {
             Known(Spec::Opaque)
         }
-        ("Option", "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
-        | "unwrap_unchecked" | "get_or_insert" | "get_or_insert_with" | "insert") => Known(Spec::Arg(0)),
-        ("Option", "as_ref" | "as_mut" | "as_deref" | "as_deref_mut" | "cloned" | "copied"
-        | "take" | "or" | "or_else" | "filter" | "clone" | "replace" | "xor") => Known(Spec::Same),
+        (
+            "Option",
+            "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+            | "unwrap_unchecked" | "get_or_insert" | "get_or_insert_with" | "insert",
+        ) => Known(Spec::Arg(0)),
+        (
+            "Option",
+            "as_ref" | "as_mut" | "as_deref" | "as_deref_mut" | "cloned" | "copied" | "take" | "or"
+            | "or_else" | "filter" | "clone" | "replace" | "xor",
+        ) => Known(Spec::Same),
         ("Option", "ok_or" | "ok_or_else") => Known(Spec::Wrap("Result", 0)),
-        ("Result", "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
-        | "unwrap_unchecked") => Known(Spec::Arg(0)),
+        (
+            "Result",
+            "unwrap" | "expect" | "unwrap_or" | "unwrap_or_default" | "unwrap_or_else"
+            | "unwrap_unchecked",
+        ) => Known(Spec::Arg(0)),
         ("Result", "unwrap_err" | "expect_err") => Known(Spec::Arg(1)),
-        ("Result", "as_ref" | "as_mut" | "clone" | "map_err" | "or_else" | "context"
-        | "with_context" | "as_deref") => Known(Spec::Same),
+        (
+            "Result",
+            "as_ref" | "as_mut" | "clone" | "map_err" | "or_else" | "context" | "with_context"
+            | "as_deref",
+        ) => Known(Spec::Same),
         ("Result", "ok") => Known(Spec::Wrap("Option", 0)),
         ("Result", "err") => Known(Spec::Wrap("Option", 1)),
         ("Box" | "Rc" | "Arc" | "Weak", "clone") => Known(Spec::Same),
@@ -822,11 +989,12 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
         }
         ("OnceCell" | "OnceLock", "get_or_init") => Known(Spec::Arg(0)),
         ("Cow", "into_owned" | "to_mut") => Known(Spec::Arg(0)),
-        ("Vec" | "VecDeque" | "[]" | "array" | "BTreeSet" | "HashSet" | "IndexSet" | "BinaryHeap"
-        | "LinkedList", "get" | "first" | "last" | "get_mut" | "first_mut" | "last_mut" | "pop"
-        | "pop_front" | "pop_back" | "front" | "back" | "front_mut" | "back_mut" | "peek") => {
-            Known(Spec::Wrap("Option", 0))
-        }
+        (
+            "Vec" | "VecDeque" | "[]" | "array" | "BTreeSet" | "HashSet" | "IndexSet"
+            | "BinaryHeap" | "LinkedList",
+            "get" | "first" | "last" | "get_mut" | "first_mut" | "last_mut" | "pop" | "pop_front"
+            | "pop_back" | "front" | "back" | "front_mut" | "back_mut" | "peek",
+        ) => Known(Spec::Wrap("Option", 0)),
         ("Vec" | "VecDeque", "remove" | "swap_remove") => Known(Spec::Arg(0)),
         ("Vec" | "VecDeque" | "[]" | "BTreeSet" | "HashSet" | "IndexSet", "clone") => {
             Known(Spec::Same)
@@ -848,9 +1016,10 @@ fn rust_std_step(ty: &str, step: Step) -> OutsideStep {
     match (ty, step) {
         ("Option" | "Result" | "Poll", Step::Unwrap) => Some(Spec::Arg(0)),
         ("Vec" | "VecDeque" | "[]" | "array", Step::Index | Step::Element) => Some(Spec::Arg(0)),
-        ("BTreeSet" | "HashSet" | "IndexSet" | "Option" | "Result" | "BinaryHeap" | "LinkedList", Step::Element) => {
-            Some(Spec::Arg(0))
-        }
+        (
+            "BTreeSet" | "HashSet" | "IndexSet" | "Option" | "Result" | "BinaryHeap" | "LinkedList",
+            Step::Element,
+        ) => Some(Spec::Arg(0)),
         (i, Step::Element) if ITERATORS.contains(&i) => Some(Spec::Arg(0)),
         ("HashMap" | "BTreeMap" | "IndexMap", Step::Index) => Some(Spec::Arg(1)),
         ("HashMap" | "BTreeMap" | "IndexMap", Step::Element) => Some(Spec::Pair(0, 1)),

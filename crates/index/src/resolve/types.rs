@@ -156,6 +156,36 @@ pub(super) struct TypeIndex {
     pub overrides: Vec<(u32, u32)>,
 }
 
+/// How deep the evaluation functions may nest on one thread, whatever depth their
+/// callers pass: a cycle through definitions' types (an alias of itself, a `Deref` to
+/// itself, mutually recursive initializers) ends here instead of overflowing the stack.
+const MAX_NESTING: u32 = 40;
+
+thread_local! {
+    static NESTING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// One level of evaluation; `None` past [`MAX_NESTING`].
+pub(super) struct Nested;
+
+impl Nested {
+    pub(super) fn enter() -> Option<Nested> {
+        NESTING.with(|n| {
+            let depth = n.get();
+            (depth < MAX_NESTING).then(|| {
+                n.set(depth + 1);
+                Nested
+            })
+        })
+    }
+}
+
+impl Drop for Nested {
+    fn drop(&mut self) {
+        NESTING.with(|n| n.set(n.get().saturating_sub(1)));
+    }
+}
+
 thread_local! {
     /// (resolution run, symbol) → the type of the symbol's value; entries of other runs
     /// are ignored.
@@ -253,9 +283,7 @@ impl TypeIndex {
     }
 
     fn members_named(&self, ty: u32, name_id: u32) -> &[u32] {
-        self.members
-            .get(&(ty, name_id))
-            .map_or(&[], Vec::as_slice)
+        self.members.get(&(ty, name_id)).map_or(&[], Vec::as_slice)
     }
 
     /// Looks `name` up on `ty`, its supertypes and blanket impls (read-only tables, so
@@ -271,6 +299,9 @@ impl TypeIndex {
     ) -> Lookup {
         let Some(name_id) = t.by_name.get(name).map(|e| e.0) else {
             return Lookup::Absent;
+        };
+        let Some(_nested) = Nested::enter() else {
+            return Lookup::Unknown;
         };
         let fits = |sid: u32| member_fits(kind, t.symbols[sid as usize].kind, family);
         // Of several members with the name, the one of the kind the use asks for: a field
@@ -372,7 +403,11 @@ impl TypeIndex {
                 if let Some(found) = self.blanket_members.get(&name_id).and_then(|l| best(l)) {
                     return found;
                 }
-                if complete { Lookup::Absent } else { Lookup::Unknown }
+                if complete {
+                    Lookup::Absent
+                } else {
+                    Lookup::Unknown
+                }
             }
             Ty::Outside(outside, args) => {
                 if let Some(found) = self
@@ -623,6 +658,9 @@ impl Tables<'_> {
         if depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        let Some(_nested) = Nested::enter() else {
+            return Ty::Unknown;
+        };
         match ty {
             TypeRef::Named { path, args } => {
                 match self.resolver(family).type_path(self, at, path) {
@@ -638,9 +676,9 @@ impl Tables<'_> {
             }
             TypeRef::SelfType => match self_ty {
                 Some(ty) => ty.clone(),
-                None => at.enclosing.map_or(Ty::Unknown, |d| {
-                    self.container_ty(at.fid, at.facts, d)
-                }),
+                None => at
+                    .enclosing
+                    .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d)),
             },
             TypeRef::Bounds(bounds) => {
                 let mut repo = Vec::new();
@@ -755,9 +793,7 @@ impl Tables<'_> {
                 .iter()
                 .find_map(|m| self.function_params(family, at, m, depth + 1)),
             TypeRef::Tuple(_) => None,
-            TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => {
-                None
-            }
+            TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => None,
         }
     }
 
@@ -797,7 +833,10 @@ impl Tables<'_> {
                 }
             }
             Ty::Repo(_) | Ty::Bounds(_) => {
-                match self.types.find_member(self, family, receiver, name, RefKind::Call, 0) {
+                match self
+                    .types
+                    .find_member(self, family, receiver, name, RefKind::Call, 0)
+                {
                     Lookup::Found(sid) | Lookup::Ambiguous(sid) => self.callback_param_type(
                         family,
                         sid,
@@ -815,12 +854,17 @@ impl Tables<'_> {
                 }
                 None => Ty::Unknown,
             },
-            Ty::Union(_) => match self.types.find_member(self, family, receiver, name, RefKind::Call, 0) {
-                Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
-                    self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
+            Ty::Union(_) => {
+                match self
+                    .types
+                    .find_member(self, family, receiver, name, RefKind::Call, 0)
+                {
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
+                        self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
+                    }
+                    Lookup::Absent | Lookup::Unknown => Ty::Unknown,
                 }
-                Lookup::Absent | Lookup::Unknown => Ty::Unknown,
-            },
+            }
             Ty::Unknown | Ty::Opaque => Ty::Unknown,
         }
     }
@@ -876,10 +920,19 @@ impl Tables<'_> {
     /// The type of symbol `sid`'s value: a field's or constant's declared type, a
     /// function's return type, an alias's target, a variable's initial value. `self_ty`
     /// is the receiver a method is called on (what its `Self` means).
-    fn symbol_value_type(&self, family: Family, sid: u32, self_ty: Option<&Ty>, depth: usize) -> Ty {
+    fn symbol_value_type(
+        &self,
+        family: Family,
+        sid: u32,
+        self_ty: Option<&Ty>,
+        depth: usize,
+    ) -> Ty {
         if depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        let Some(_nested) = Nested::enter() else {
+            return Ty::Unknown;
+        };
         let Some((fid, facts, d)) = self.definition(sid) else {
             return Ty::Unknown;
         };
@@ -894,7 +947,9 @@ impl Tables<'_> {
         if cacheable
             && let Some(ty) = DEFINITION_TYPES.with(|c| {
                 let cache = c.borrow();
-                (cache.0 == self.run).then(|| cache.1.get(&sid).cloned()).flatten()
+                (cache.0 == self.run)
+                    .then(|| cache.1.get(&sid).cloned())
+                    .flatten()
             })
         {
             return ty;
@@ -931,6 +986,9 @@ impl Tables<'_> {
         if depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        let Some(_nested) = Nested::enter() else {
+            return Ty::Unknown;
+        };
         let resolver = self.resolver(family);
         let mut ty = match &chain.root {
             ValueRoot::SelfValue => at
@@ -1022,7 +1080,9 @@ impl Tables<'_> {
                 return Ty::Unknown;
             }
             ty = match step {
-                ValueStep::Field(name) => self.member_type(family, &ty, name, RefKind::Field, depth),
+                ValueStep::Field(name) => {
+                    self.member_type(family, &ty, name, RefKind::Field, depth)
+                }
                 ValueStep::Call(name) => self.member_type(family, &ty, name, RefKind::Call, depth),
                 ValueStep::Unwrap => self.step_type(family, &ty, Step::Unwrap),
                 ValueStep::Index => self.step_type(family, &ty, Step::Index),
@@ -1034,18 +1094,29 @@ impl Tables<'_> {
     }
 
     /// The type of `receiver.name` (a field) or `receiver.name(..)` (a call's result).
-    fn member_type(&self, family: Family, receiver: &Ty, name: &str, kind: RefKind, depth: usize) -> Ty {
+    fn member_type(
+        &self,
+        family: Family,
+        receiver: &Ty,
+        name: &str,
+        kind: RefKind,
+        depth: usize,
+    ) -> Ty {
         if depth > MAX_DEPTH {
             return Ty::Unknown;
         }
+        let Some(_nested) = Nested::enter() else {
+            return Ty::Unknown;
+        };
         if let Ty::Module(fid) = receiver {
             let found = self.ecma.module_member(self, *fid, name);
             return match found.first() {
                 Some(&sid) => match (kind, self.symbols[sid as usize].kind) {
                     // `m.Foo` used as a value: the class; `m.f()`: what f returns.
-                    (RefKind::Field, SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum) => {
-                        Ty::Repo(sid)
-                    }
+                    (
+                        RefKind::Field,
+                        SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum,
+                    ) => Ty::Repo(sid),
                     _ => self.symbol_value_type(family, sid, None, depth + 1),
                 },
                 None => Ty::Unknown,
@@ -1074,7 +1145,10 @@ impl Tables<'_> {
                 None => Ty::Unknown,
             };
         }
-        match self.types.find_member(self, family, receiver, name, kind, 0) {
+        match self
+            .types
+            .find_member(self, family, receiver, name, kind, 0)
+        {
             Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
                 let member_kind = self.symbols[sid as usize].kind;
                 if kind == RefKind::Field && matches!(member_kind, SymbolKind::Method) {
@@ -1123,6 +1197,9 @@ impl Tables<'_> {
 
     /// The type after unwrapping, indexing, iterating or awaiting.
     fn step_type(&self, family: Family, ty: &Ty, step: Step) -> Ty {
+        let Some(_nested) = Nested::enter() else {
+            return Ty::Unknown;
+        };
         match ty {
             Ty::Outside(name, args) => match self.resolver(family).outside_step(name, step) {
                 Some(Spec::DerefThen(n)) => match args.get(n) {
@@ -1143,7 +1220,11 @@ impl Tables<'_> {
             // Indexing and iterating a repository type: its `Index` impl's `Output`, its
             // `IntoIterator`/`Iterator` impl's `Item`.
             Ty::Repo(_) | Ty::Bounds(_) if matches!(step, Step::Index | Step::Element) => {
-                let associated = if step == Step::Index { "Output" } else { "Item" };
+                let associated = if step == Step::Index {
+                    "Output"
+                } else {
+                    "Item"
+                };
                 match self
                     .types
                     .find_member(self, family, ty, associated, RefKind::Type, 0)
@@ -1172,7 +1253,14 @@ impl Tables<'_> {
     }
 
     /// Looks a member up for the family resolvers (`Type::method` paths).
-    pub(super) fn lookup_member(&self, family: Family, ty: &Ty, name: &str, kind: RefKind, depth: usize) -> Lookup {
+    pub(super) fn lookup_member(
+        &self,
+        family: Family,
+        ty: &Ty,
+        name: &str,
+        kind: RefKind,
+        depth: usize,
+    ) -> Lookup {
         self.types.find_member(self, family, ty, name, kind, depth)
     }
 
@@ -1203,7 +1291,10 @@ impl Tables<'_> {
                 .first_compatible(&self.ecma.module_member(self, fid, name), kind)
                 .map(Outcome::Resolved);
         }
-        match self.types.find_member(self, family, &receiver, name, kind, 0) {
+        match self
+            .types
+            .find_member(self, family, &receiver, name, kind, 0)
+        {
             Lookup::Found(sid) => Some(Outcome::Resolved(sid)),
             Lookup::Ambiguous(sid) => Some(Outcome::Guess(sid)),
             Lookup::Absent => Some(Outcome::Drop),
