@@ -49,10 +49,17 @@ KIND_CLASS = {
 }
 
 
-def mcursor_answers(binary, project, d):
+def supports_direct(binary):
+    """Whether this mcursor has `refs --direct` (builds before it answer only directly)."""
+    help_text = subprocess.run([binary, "refs", "--help"], capture_output=True, text=True)
+    return "--direct" in help_text.stdout
+
+
+def mcursor_answers(binary, project, d, direct):
     target = f"{d['path']}:{d['line']}:{d['column']}"
+    flags = ["--direct"] if direct else []
     proc = subprocess.run(
-        [binary, "-C", project, "refs", target, "--json", "--direct", "--limit", "1000000"],
+        [binary, "-C", project, "refs", target, "--json", *flags, "--limit", "1000000"],
         capture_output=True,
         text=True,
     )
@@ -116,6 +123,7 @@ def main():
     summary = json.loads(index.stdout)
 
     name_count = collections.Counter(d["name"] for d in definitions)
+    direct = supports_direct(args.mcursor)
 
     def klass(d):
         base = KIND_CLASS.get(d["kind"], "top-level")
@@ -127,7 +135,7 @@ def main():
     def score(d):
         own = f"{d['path']}:{d['line']}"
         want = set(d["refs"]) - {own}
-        hits, error = mcursor_answers(args.mcursor, args.project, d)
+        hits, error = mcursor_answers(args.mcursor, args.project, d, direct)
         if hits is None:
             got, labels, err = set(), {}, error
         else:

@@ -81,6 +81,16 @@ function isRequire(init) {
   return !!init && ts.isCallExpression(init) && ts.isIdentifier(init.expression) && init.expression.text === 'require';
 }
 
+// The language service also finds names in JSDoc (`{@link map}`, `@return {Observable}`);
+// those are documentation, not uses in code, and mcursor does not read comments: a
+// position is left out when its line is a comment line (`*`, `/*`) or a `//` precedes it.
+function inComment(text, pos) {
+  const lineStart = text.lastIndexOf('\n', pos - 1) + 1;
+  const before = text.slice(lineStart, pos);
+  const trimmed = before.trimStart();
+  return trimmed.startsWith('*') || trimmed.startsWith('/*') || before.includes('//');
+}
+
 const declarations = [];
 const checker = program.getTypeChecker();
 function add(sf, nameNode, kind) {
@@ -181,6 +191,7 @@ for (const d of declarations) {
     for (const r of group.references) {
       if (r.isDefinition) continue;
       if (!texts.has(r.fileName)) continue;
+      if (inComment(texts.get(r.fileName), r.textSpan.start)) continue;
       const sf = program.getSourceFile(r.fileName);
       const lc = lineCol(sf, r.textSpan.start);
       refs.add(`${path.relative(root, r.fileName).split(path.sep).join('/')}:${lc.line}`);

@@ -217,7 +217,7 @@ fn ecma_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
     }
 }
 
-/// `const x = require('./x')` (the module as a namespace), `const { a, b: c } =
+/// `const x = require('./x')` (the module's `module.exports`), `const { a, b: c } =
 /// require('./x')` (named exports) and `const a = require('./x').a`.
 fn commonjs_require(declarator: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
     let (Some(name), Some(value)) = (
@@ -260,7 +260,11 @@ fn commonjs_require(declarator: Node<'_>, source: &[u8], out: &mut Vec<Import>) 
             Some(text(property, source).into_owned()),
             property,
         ),
-        ("identifier", None) => push(text(name, source).into_owned(), None, name),
+        ("identifier", None) => push(
+            text(name, source).into_owned(),
+            Some(crate::MODULE_EXPORTS.to_owned()),
+            name,
+        ),
         ("object_pattern", None) => {
             for i in 0..name.named_child_count() as u32 {
                 let Some(part) = name.named_child(i) else {

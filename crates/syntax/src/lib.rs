@@ -161,9 +161,17 @@ impl RefKind {
     pub fn can_refer_to(self, kind: SymbolKind) -> bool {
         use SymbolKind as K;
         match self {
+            // A variable can hold a function (`const log = debug('app'); log(..)`).
             RefKind::Call => matches!(
                 kind,
-                K::Function | K::Method | K::Struct | K::Class | K::EnumVariant
+                K::Function
+                    | K::Method
+                    | K::Struct
+                    | K::Class
+                    | K::EnumVariant
+                    | K::Variable
+                    | K::Constant
+                    | K::Static
             ),
             RefKind::Type => kind.is_type() || matches!(kind, K::Module | K::EnumVariant),
             RefKind::Macro => kind == K::Macro,
@@ -384,12 +392,17 @@ pub enum ImportTarget {
     Path(Vec<String>),
     /// A JavaScript/TypeScript module specifier and the exported name taken from it:
     /// `Some("default")` for a default import, `None` for `* as ns`, `Some("*")` for
-    /// `export * from`.
+    /// `export * from`, `Some(MODULE_EXPORTS)` for a CommonJS `require` of the whole
+    /// module (its `module.exports`: the default export if it assigns one, else the
+    /// module as a namespace).
     Module {
         source: String,
         imported: Option<String>,
     },
 }
+
+/// The imported name of a CommonJS `const x = require('./x')` (see [`ImportTarget`]).
+pub const MODULE_EXPORTS: &str = "module.exports";
 
 /// One name brought into a file's scope by `use`, `import` or a re-export.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -5,7 +5,7 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use mcursor_syntax::{Family, Import, ImportTarget, RefKind, SymbolKind};
+use mcursor_syntax::{Family, Import, ImportTarget, MODULE_EXPORTS, RefKind, SymbolKind};
 
 use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
 use super::{
@@ -112,7 +112,7 @@ impl EcmaTables {
         if !chase.visit(key.0) {
             return Vec::new();
         }
-        if name == "default" {
+        if name == "default" || name == MODULE_EXPORTS {
             return self.default[fid as usize].into_iter().collect();
         }
         if let Some(found) = self.exports[fid as usize].get(name) {
@@ -172,10 +172,8 @@ impl EcmaTables {
                     None => return Outcome::Drop,
                     Some(targets) if targets.is_empty() => {
                         // `ns.name` through `import * as ns` or `require`.
-                        if let ImportTarget::Module {
-                            source,
-                            imported: None,
-                        } = &import.target
+                        if let ImportTarget::Module { source, imported } = &import.target
+                            && is_namespace(imported)
                             && let Some(module) = self.module(t, fid, source)
                             && let Some(outcome) = t
                                 .first_compatible(
@@ -204,16 +202,6 @@ impl EcmaTables {
                     if let Some(s) = t.first_compatible(&found, kind) {
                         return Outcome::Resolved(s);
                     }
-                    // `const X = require('./x'); new X()`: the module's default export.
-                    if let ImportTarget::Module {
-                        source,
-                        imported: None,
-                    } = &import.target
-                        && let Some(module) = self.module(t, fid, source)
-                        && let Some(s) = self.default[module as usize]
-                    {
-                        return Outcome::Resolved(s);
-                    }
                 }
             }
         }
@@ -235,7 +223,6 @@ impl EcmaTables {
         at: Place,
         path: &[String],
         accept: fn(SymbolKind) -> bool,
-        as_type: bool,
     ) -> Named {
         let Some(first) = path.first() else {
             return Named::Unknown;
@@ -246,18 +233,11 @@ impl EcmaTables {
             named = Some(match self.import_targets(t, at.fid, import) {
                 None => Named::Outside(first.clone()),
                 Some(found) if !found.is_empty() => Named::Symbols(found),
+                // A namespace: the module itself (its members are its exports).
                 Some(_) => match &import.target {
-                    ImportTarget::Module {
-                        source,
-                        imported: None,
-                    } => match self.module(t, at.fid, source) {
-                        // `const Router = require('./router')` named as a type (`new
-                        // Router()`): the module's default export (`module.exports =`).
-                        Some(module) if as_type && path.len() == 1 => self.default[module as usize]
-                            .map_or(Named::Module(module), |d| Named::Symbols(vec![d])),
-                        Some(module) => Named::Module(module),
-                        None => Named::Unknown,
-                    },
+                    ImportTarget::Module { source, imported } if is_namespace(imported) => self
+                        .module(t, at.fid, source)
+                        .map_or(Named::Unknown, Named::Module),
                     _ => Named::Unknown,
                 },
             });
@@ -307,6 +287,11 @@ impl EcmaTables {
     }
 }
 
+/// `import * as ns` and a `require` of a module that assigns no `module.exports`.
+fn is_namespace(imported: &Option<String>) -> bool {
+    imported.as_deref().is_none_or(|i| i == MODULE_EXPORTS)
+}
+
 fn any_top_level(kind: SymbolKind) -> bool {
     !matches!(
         kind,
@@ -333,21 +318,17 @@ impl FamilyResolver for EcmaTables {
     fn type_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
         // A JavaScript constructor function or a CommonJS object is as much a type as a
         // class: whatever the name defines.
-        self.named(t, at, path, any_top_level, true)
+        self.named(t, at, path, any_top_level)
     }
 
     fn value_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
-        self.named(t, at, path, any_top_level, false)
+        self.named(t, at, path, any_top_level)
     }
 
     fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
-        self.named(
-            t,
-            at,
-            path,
-            |k| RefKind::Call.can_refer_to(k) && any_top_level(k),
-            true,
-        )
+        self.named(t, at, path, |k| {
+            RefKind::Call.can_refer_to(k) && any_top_level(k)
+        })
     }
 
     fn outside_member(&self, ty: &str, member: &str) -> OutsideMember {
