@@ -18,7 +18,8 @@ Declarations fall into classes:
   top-level      functions, types, constants, variables, modules, macros
   variant        enum variants / members
   associated     associated types of traits and impls (Rust)
-Precision and recall are pooled per class (sum of hits over sum of answers / of truth).
+Precision and recall are pooled per class (sum of hits over sum of answers / of truth),
+over every answer and, beside it, over the `resolved` answers alone (`res P`, `res R`).
 
 Usage: compare.py --mcursor BIN --truth TRUTH.json --project DIR --label NAME
                   [--ext rs] [--details FILE] [--json FILE]
@@ -163,6 +164,9 @@ def main():
         heuristic = {k for k, v in labels.items() if v == "heuristic"} & got
         t["mcursor_heuristic"] += len(heuristic)
         t["mcursor_heuristic_hits"] += len(heuristic & want)
+        resolved = got - heuristic
+        t["mcursor_resolved"] += len(resolved)
+        t["mcursor_resolved_hits"] += len(resolved & want)
         if err:
             errors[err.splitlines()[0][:80] if err else ""] += 1
         details.append(
@@ -193,6 +197,8 @@ def main():
                 "mcursor_recall": ratio(t["mcursor_hits"], t["truth"]),
                 "mcursor_answers": t["mcursor_answers"],
                 "heuristic_share": ratio(t["mcursor_heuristic"], t["mcursor_answers"]),
+                "resolved_precision": ratio(t["mcursor_resolved_hits"], t["mcursor_resolved"]),
+                "resolved_recall": ratio(t["mcursor_resolved_hits"], t["truth"]),
                 "grep_precision": ratio(t["grep_hits"], t["grep_answers"]),
                 "grep_recall": ratio(t["grep_hits"], t["truth"]),
             }
@@ -203,13 +209,14 @@ def main():
     )
     print(
         f"{'class':<14} {'decls':>6} {'truth':>6} {'mc P':>6} {'mc R':>6} {'answers':>8} "
-        f"{'heur%':>6} {'grep P':>7} {'grep R':>7}"
+        f"{'heur%':>6} {'res P':>6} {'res R':>6} {'grep P':>7} {'grep R':>7}"
     )
     for r in rows:
         print(
             f"{r['class']:<14} {r['declarations']:>6} {r['truth_refs']:>6} "
             f"{r['mcursor_precision']:>6.3f} {r['mcursor_recall']:>6.3f} {r['mcursor_answers']:>8} "
-            f"{r['heuristic_share']:>6.2f} {r['grep_precision']:>7.3f} {r['grep_recall']:>7.3f}"
+            f"{r['heuristic_share']:>6.2f} {r['resolved_precision']:>6.3f} {r['resolved_recall']:>6.3f} "
+            f"{r['grep_precision']:>7.3f} {r['grep_recall']:>7.3f}"
         )
     if errors:
         print("mcursor errors:", dict(errors.most_common(5)))
