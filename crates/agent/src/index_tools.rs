@@ -39,7 +39,8 @@ pub fn specs() -> Vec<ToolSpec> {
             name: "find_references".into(),
             description: "Who uses a symbol? References by name or `path:line[:column]`, each \
                           with its kind of use, the enclosing definition and whether it is \
-                          resolved or a heuristic name match."
+                          resolved, a heuristic name match, or a dispatch (a call through a \
+                          trait or interface member this one implements)."
                 .into(),
             parameters: json!({
                 "type": "object",

@@ -172,8 +172,8 @@ struct FindArgs {
     /// trait, type_alias, constant, static, variable, field, module, macro).
     #[arg(long, value_parser = parse_symbol_kind)]
     kind: Option<SymbolKind>,
-    /// Only this language (rust, typescript, tsx, javascript).
-    #[arg(long, value_parser = parse_lang)]
+    /// Only this language.
+    #[arg(long, value_parser = lang_parser())]
     lang: Option<Lang>,
     /// Names starting with NAME.
     #[arg(long, conflicts_with = "fuzzy")]
@@ -245,7 +245,8 @@ struct SearchArgs {
     /// Only paths matching this glob (e.g. 'src/**/*.rs').
     #[arg(long, value_name = "GLOB")]
     path: Option<String>,
-    #[arg(long, value_parser = parse_lang)]
+    /// Only files of this language.
+    #[arg(long, value_parser = lang_parser())]
     lang: Option<Lang>,
     #[arg(long, default_value_t = 50)]
     limit: usize,
@@ -265,9 +266,16 @@ fn parse_ref_kind(s: &str) -> Result<RefKind, String> {
     })
 }
 
-fn parse_lang(s: &str) -> Result<Lang, String> {
-    Lang::parse(s)
-        .ok_or_else(|| "unknown language; one of: rust, typescript, tsx, javascript".into())
+/// `--lang`: the languages of the language table, with their aliases (`rs`, `ts`); clap
+/// lists them in `--help` and in the error for an unknown one.
+fn lang_parser() -> impl clap::builder::TypedValueParser<Value = Lang> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        mcursor_syntax::LANGUAGES
+            .iter()
+            .map(|spec| PossibleValue::new(spec.name).aliases(spec.aliases.iter().copied())),
+    )
+    .try_map(|word: String| Lang::parse(&word).ok_or_else(|| format!("unknown language {word}")))
 }
 
 /// The outcome of a command, mapped to an exit code.

@@ -99,7 +99,9 @@ pub struct FindSymbolArgs {
     /// enum_variant, interface, trait, type_alias, constant, static, variable, field,
     /// module, macro.
     pub kind: Option<String>,
-    /// Only this language: rust, typescript, tsx, javascript.
+    /// Only this language.
+    #[serde(default)]
+    #[schemars(schema_with = "lang_schema")]
     pub lang: Option<String>,
     /// At most this many results (default 50).
     pub limit: Option<usize>,
@@ -134,7 +136,9 @@ pub struct SearchCodeArgs {
     pub regex: Option<bool>,
     /// Only paths matching this glob (`src/**/*.rs`).
     pub path: Option<String>,
-    /// Only this language: rust, typescript, tsx, javascript.
+    /// Only files of this language.
+    #[serde(default)]
+    #[schemars(schema_with = "lang_schema")]
     pub lang: Option<String>,
     /// At most this many matching lines (default 50).
     pub limit: Option<usize>,
@@ -168,6 +172,14 @@ fn parse_kind(word: Option<&str>) -> Result<Option<SymbolKind>, ErrorData> {
 fn parse_ref_kind(word: Option<&str>) -> Result<Option<RefKind>, ErrorData> {
     word.map(|w| RefKind::parse(w).ok_or_else(|| invalid(format!("unknown reference kind `{w}`"))))
         .transpose()
+}
+
+/// The schema of a `lang` argument: one of the language table's names (or null).
+fn lang_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<Option<&str>> = Lang::names().map(Some).chain([None]).collect();
+    let mut schema = schemars::json_schema!({ "type": ["string", "null"] });
+    schema.insert("enum".to_owned(), serde_json::json!(names));
+    schema
 }
 
 fn parse_lang(word: Option<&str>) -> Result<Option<Lang>, ErrorData> {
@@ -343,7 +355,7 @@ impl IndexServer {
     }
 
     #[tool(
-        description = "Who uses a symbol? References to a definition, found by name or by a `path:line[:column]` position: each with path, line, column, kind of use (call, type, import, macro, field, identifier), the enclosing definition, and confidence: \"resolved\" (decided by an import, path, scope or receiver) or \"heuristic\" (name match, may be another symbol with that name). Distinguishes \"no such symbol\" (found=false) from \"no references\" (found=true, empty list)."
+        description = "Who uses a symbol? References to a definition, found by name or by a `path:line[:column]` position: each with path, line, column, kind of use (call, type, import, macro, field, identifier), the enclosing definition, and confidence: \"resolved\" (decided by an import, path, scope or the receiver's declared type), \"heuristic\" (the receiver's type is unknown: a name match, may be another symbol with that name) or \"dispatch\" (a call through a trait, interface or base member this one implements: it may reach this one). Distinguishes \"no such symbol\" (found=false) from \"no references\" (found=true, empty list)."
     )]
     async fn find_references(
         &self,
