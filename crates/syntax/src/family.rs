@@ -27,6 +27,43 @@ pub(crate) struct Inner {
     pub field: &'static str,
 }
 
+const fn inner(kind: &'static str, field: &'static str) -> Inner {
+    Inner { kind, field }
+}
+
+const fn access(kind: &'static str, object: &'static str, name: &'static str) -> Access {
+    Access { kind, object, name }
+}
+
+/// A container that defines members of its own type and declares no supertypes.
+const fn own_members(kind: &'static str) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: &[],
+        abstract_type: false,
+    }
+}
+
+/// Where a class names what it extends and implements.
+const CLASS_HERITAGE: &[Inner] = &[
+    inner("class_heritage", ""),
+    inner("extends_clause", "value"),
+    inner("implements_clause", ""),
+];
+
+/// A JavaScript or TypeScript class of some kind.
+const fn class(kind: &'static str) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: CLASS_HERITAGE,
+        abstract_type: false,
+    }
+}
+
 pub(crate) struct FamilySyntax {
     /// Separator of path segments in source (`a::b::C`, `ns.C`).
     pub path_separator: &'static str,
@@ -173,53 +210,19 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     declaration_wrappers: &[],
     export_statement: "",
 
-    member_access: &[Access {
-        kind: "field_expression",
-        object: "value",
-        name: "field",
-    }],
-    calls: &[Inner {
-        kind: "call_expression",
-        field: "function",
-    }],
-    generic_callees: &[Inner {
-        kind: "generic_function",
-        field: "function",
-    }],
-    unwraps: &[Inner {
-        kind: "try_expression",
-        field: "",
-    }],
-    awaits: &[Inner {
-        kind: "await_expression",
-        field: "",
-    }],
+    member_access: &[access("field_expression", "value", "field")],
+    calls: &[inner("call_expression", "function")],
+    generic_callees: &[inner("generic_function", "function")],
+    unwraps: &[inner("try_expression", "")],
+    awaits: &[inner("await_expression", "")],
     transparent: &[
-        Inner {
-            kind: "parenthesized_expression",
-            field: "",
-        },
-        Inner {
-            kind: "reference_expression",
-            field: "value",
-        },
-        Inner {
-            kind: "unary_expression",
-            field: "",
-        },
+        inner("parenthesized_expression", ""),
+        inner("reference_expression", "value"),
+        inner("unary_expression", ""),
     ],
-    indexes: &[Inner {
-        kind: "index_expression",
-        field: "",
-    }],
-    casts: &[Inner {
-        kind: "type_cast_expression",
-        field: "type",
-    }],
-    constructions: &[Inner {
-        kind: "struct_expression",
-        field: "name",
-    }],
+    indexes: &[inner("index_expression", "")],
+    casts: &[inner("type_cast_expression", "type")],
+    constructions: &[inner("struct_expression", "name")],
     self_values: &["self"],
     super_values: &[],
     identifiers: &["identifier"],
@@ -236,118 +239,51 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
         ("closure_expression", "closure"),
         ("range_expression", "Range"),
     ],
-    macro_calls: &[Inner {
-        kind: "macro_invocation",
-        field: "macro",
-    }],
+    macro_calls: &[inner("macro_invocation", "macro")],
     literal_macros: &[("format", "String"), ("vec", "Vec")],
 
     type_wrappers: &[
-        Inner {
-            kind: "reference_type",
-            field: "type",
-        },
-        Inner {
-            kind: "pointer_type",
-            field: "type",
-        },
+        inner("reference_type", "type"),
+        inner("pointer_type", "type"),
     ],
-    generic_types: &[Access {
-        kind: "generic_type",
-        object: "type",
-        name: "type_arguments",
-    }],
+    generic_types: &[access("generic_type", "type", "type_arguments")],
     ignored_type_arguments: &["lifetime"],
-    type_bindings: &[Inner {
-        kind: "type_binding",
-        field: "type",
-    }],
+    type_bindings: &[inner("type_binding", "type")],
     type_names: &["type_identifier", "scoped_type_identifier"],
-    array_types: &[Inner {
-        kind: "array_type",
-        field: "element",
-    }],
+    array_types: &[inner("array_type", "element")],
     bound_types: &["abstract_type", "dynamic_type", "bounded_type"],
     union_types: &[],
     tuple_types: &["tuple_type"],
     builtin_types: &["primitive_type", "unit_type", "never_type"],
-    function_types: &[Access {
-        kind: "function_type",
-        object: "parameters",
-        name: "return_type",
-    }],
+    function_types: &[access("function_type", "parameters", "return_type")],
     unknown_type_names: &["_"],
     nullish_type_names: &[],
     self_type_name: "Self",
     self_types: &[],
     generic_scopes: "type_parameters",
-    type_parameters: &[Access {
-        kind: "type_parameter",
-        object: "bounds",
-        name: "name",
-    }],
+    type_parameters: &[access("type_parameter", "bounds", "name")],
     where_clauses: &["where_clause"],
-    where_predicates: &[Access {
-        kind: "where_predicate",
-        object: "bounds",
-        name: "left",
-    }],
+    where_predicates: &[access("where_predicate", "bounds", "left")],
 
     definition_types: &[
-        Inner {
-            kind: "field_declaration",
-            field: "type",
-        },
-        Inner {
-            kind: "function_item",
-            field: "return_type",
-        },
-        Inner {
-            kind: "function_signature_item",
-            field: "return_type",
-        },
-        Inner {
-            kind: "const_item",
-            field: "type",
-        },
-        Inner {
-            kind: "static_item",
-            field: "type",
-        },
-        Inner {
-            kind: "type_item",
-            field: "type",
-        },
+        inner("field_declaration", "type"),
+        inner("function_item", "return_type"),
+        inner("function_signature_item", "return_type"),
+        inner("const_item", "type"),
+        inner("static_item", "type"),
+        inner("type_item", "type"),
     ],
     definition_values: &[],
     function_values: &[],
     parameter_lists: &[
-        Inner {
-            kind: "function_item",
-            field: "parameters",
-        },
-        Inner {
-            kind: "function_signature_item",
-            field: "parameters",
-        },
+        inner("function_item", "parameters"),
+        inner("function_signature_item", "parameters"),
     ],
-    parameters: &[Inner {
-        kind: "parameter",
-        field: "type",
-    }],
+    parameters: &[inner("parameter", "type")],
     closure_parameter_lists: &["closure_parameters"],
     tuple_patterns: &["tuple_pattern"],
     transparent_patterns: &["ref_pattern", "mut_pattern", "reference_pattern"],
-    tuple_fields: &[
-        Inner {
-            kind: "struct_item",
-            field: "body",
-        },
-        Inner {
-            kind: "enum_variant",
-            field: "body",
-        },
-    ],
+    tuple_fields: &[inner("struct_item", "body"), inner("enum_variant", "body")],
     containers: &[
         ContainerSyntax {
             kind: "impl_item",
@@ -360,33 +296,12 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
             kind: "trait_item",
             self_type: "",
             implements: "",
-            supertype_clauses: &[Inner {
-                kind: "trait_bounds",
-                field: "",
-            }],
+            supertype_clauses: &[inner("trait_bounds", "")],
             abstract_type: true,
         },
-        ContainerSyntax {
-            kind: "struct_item",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[],
-            abstract_type: false,
-        },
-        ContainerSyntax {
-            kind: "enum_item",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[],
-            abstract_type: false,
-        },
-        ContainerSyntax {
-            kind: "union_item",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[],
-            abstract_type: false,
-        },
+        own_members("struct_item"),
+        own_members("enum_item"),
+        own_members("union_item"),
     ],
 };
 
@@ -405,50 +320,19 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     ],
     export_statement: "export_statement",
 
-    member_access: &[Access {
-        kind: "member_expression",
-        object: "object",
-        name: "property",
-    }],
-    calls: &[Inner {
-        kind: "call_expression",
-        field: "function",
-    }],
+    member_access: &[access("member_expression", "object", "property")],
+    calls: &[inner("call_expression", "function")],
     generic_callees: &[],
-    unwraps: &[Inner {
-        kind: "non_null_expression",
-        field: "",
-    }],
-    awaits: &[Inner {
-        kind: "await_expression",
-        field: "",
-    }],
-    transparent: &[Inner {
-        kind: "parenthesized_expression",
-        field: "",
-    }],
-    indexes: &[Inner {
-        kind: "subscript_expression",
-        field: "object",
-    }],
+    unwraps: &[inner("non_null_expression", "")],
+    awaits: &[inner("await_expression", "")],
+    transparent: &[inner("parenthesized_expression", "")],
+    indexes: &[inner("subscript_expression", "object")],
     casts: &[
-        Inner {
-            kind: "as_expression",
-            field: "",
-        },
-        Inner {
-            kind: "satisfies_expression",
-            field: "",
-        },
-        Inner {
-            kind: "type_assertion",
-            field: "",
-        },
+        inner("as_expression", ""),
+        inner("satisfies_expression", ""),
+        inner("type_assertion", ""),
     ],
-    constructions: &[Inner {
-        kind: "new_expression",
-        field: "constructor",
-    }],
+    constructions: &[inner("new_expression", "constructor")],
     self_values: &["this"],
     super_values: &["super"],
     identifiers: &["identifier"],
@@ -468,39 +352,17 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     literal_macros: &[],
 
     type_wrappers: &[
-        Inner {
-            kind: "type_annotation",
-            field: "",
-        },
-        Inner {
-            kind: "parenthesized_type",
-            field: "",
-        },
-        Inner {
-            kind: "readonly_type",
-            field: "",
-        },
-        Inner {
-            kind: "opting_type_annotation",
-            field: "",
-        },
-        Inner {
-            kind: "omitting_type_annotation",
-            field: "",
-        },
+        inner("type_annotation", ""),
+        inner("parenthesized_type", ""),
+        inner("readonly_type", ""),
+        inner("opting_type_annotation", ""),
+        inner("omitting_type_annotation", ""),
     ],
-    generic_types: &[Access {
-        kind: "generic_type",
-        object: "name",
-        name: "type_arguments",
-    }],
+    generic_types: &[access("generic_type", "name", "type_arguments")],
     ignored_type_arguments: &[],
     type_bindings: &[],
     type_names: &["type_identifier", "nested_type_identifier", "identifier"],
-    array_types: &[Inner {
-        kind: "array_type",
-        field: "",
-    }],
+    array_types: &[inner("array_type", "")],
     bound_types: &[],
     union_types: &["union_type"],
     tuple_types: &["tuple_type"],
@@ -510,233 +372,72 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
         "template_literal_type",
         "object_type",
     ],
-    function_types: &[Access {
-        kind: "function_type",
-        object: "parameters",
-        name: "return_type",
-    }],
+    function_types: &[access("function_type", "parameters", "return_type")],
     unknown_type_names: &["any", "unknown"],
     nullish_type_names: &["null", "undefined", "void"],
     self_type_name: "",
     self_types: &["this_type"],
     generic_scopes: "type_parameters",
-    type_parameters: &[Access {
-        kind: "type_parameter",
-        object: "constraint",
-        name: "name",
-    }],
+    type_parameters: &[access("type_parameter", "constraint", "name")],
     where_clauses: &[],
     where_predicates: &[],
 
     definition_types: &[
-        Inner {
-            kind: "public_field_definition",
-            field: "type",
-        },
-        Inner {
-            kind: "property_signature",
-            field: "type",
-        },
-        Inner {
-            kind: "required_parameter",
-            field: "type",
-        },
-        Inner {
-            kind: "optional_parameter",
-            field: "type",
-        },
-        Inner {
-            kind: "method_definition",
-            field: "return_type",
-        },
-        Inner {
-            kind: "method_signature",
-            field: "return_type",
-        },
-        Inner {
-            kind: "abstract_method_signature",
-            field: "return_type",
-        },
-        Inner {
-            kind: "function_declaration",
-            field: "return_type",
-        },
-        Inner {
-            kind: "function_signature",
-            field: "return_type",
-        },
-        Inner {
-            kind: "variable_declarator",
-            field: "type",
-        },
-        Inner {
-            kind: "type_alias_declaration",
-            field: "value",
-        },
+        inner("public_field_definition", "type"),
+        inner("property_signature", "type"),
+        inner("required_parameter", "type"),
+        inner("optional_parameter", "type"),
+        inner("method_definition", "return_type"),
+        inner("method_signature", "return_type"),
+        inner("abstract_method_signature", "return_type"),
+        inner("function_declaration", "return_type"),
+        inner("function_signature", "return_type"),
+        inner("variable_declarator", "type"),
+        inner("type_alias_declaration", "value"),
     ],
     definition_values: &[
-        Inner {
-            kind: "variable_declarator",
-            field: "value",
-        },
-        Inner {
-            kind: "public_field_definition",
-            field: "value",
-        },
-        Inner {
-            kind: "field_definition",
-            field: "value",
-        },
-        Inner {
-            kind: "assignment_expression",
-            field: "right",
-        },
+        inner("variable_declarator", "value"),
+        inner("public_field_definition", "value"),
+        inner("field_definition", "value"),
+        inner("assignment_expression", "right"),
     ],
     function_values: &[
-        Inner {
-            kind: "arrow_function",
-            field: "return_type",
-        },
-        Inner {
-            kind: "function_expression",
-            field: "return_type",
-        },
+        inner("arrow_function", "return_type"),
+        inner("function_expression", "return_type"),
     ],
     parameter_lists: &[
-        Inner {
-            kind: "function_declaration",
-            field: "parameters",
-        },
-        Inner {
-            kind: "generator_function_declaration",
-            field: "parameters",
-        },
-        Inner {
-            kind: "function_signature",
-            field: "parameters",
-        },
-        Inner {
-            kind: "method_definition",
-            field: "parameters",
-        },
-        Inner {
-            kind: "method_signature",
-            field: "parameters",
-        },
-        Inner {
-            kind: "abstract_method_signature",
-            field: "parameters",
-        },
-        Inner {
-            kind: "arrow_function",
-            field: "parameters",
-        },
-        Inner {
-            kind: "function_expression",
-            field: "parameters",
-        },
+        inner("function_declaration", "parameters"),
+        inner("generator_function_declaration", "parameters"),
+        inner("function_signature", "parameters"),
+        inner("method_definition", "parameters"),
+        inner("method_signature", "parameters"),
+        inner("abstract_method_signature", "parameters"),
+        inner("arrow_function", "parameters"),
+        inner("function_expression", "parameters"),
     ],
     parameters: &[
-        Inner {
-            kind: "required_parameter",
-            field: "type",
-        },
-        Inner {
-            kind: "optional_parameter",
-            field: "type",
-        },
+        inner("required_parameter", "type"),
+        inner("optional_parameter", "type"),
     ],
     closure_parameter_lists: &["formal_parameters"],
     tuple_patterns: &["array_pattern"],
     transparent_patterns: &[],
     tuple_fields: &[],
     containers: &[
-        ContainerSyntax {
-            kind: "class_declaration",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[
-                Inner {
-                    kind: "class_heritage",
-                    field: "",
-                },
-                Inner {
-                    kind: "extends_clause",
-                    field: "value",
-                },
-                Inner {
-                    kind: "implements_clause",
-                    field: "",
-                },
-            ],
-            abstract_type: false,
-        },
-        ContainerSyntax {
-            kind: "class",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[
-                Inner {
-                    kind: "class_heritage",
-                    field: "",
-                },
-                Inner {
-                    kind: "extends_clause",
-                    field: "value",
-                },
-                Inner {
-                    kind: "implements_clause",
-                    field: "",
-                },
-            ],
-            abstract_type: false,
-        },
-        ContainerSyntax {
-            kind: "abstract_class_declaration",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[
-                Inner {
-                    kind: "class_heritage",
-                    field: "",
-                },
-                Inner {
-                    kind: "extends_clause",
-                    field: "value",
-                },
-                Inner {
-                    kind: "implements_clause",
-                    field: "",
-                },
-            ],
-            abstract_type: false,
-        },
+        class("class_declaration"),
+        class("class"),
+        class("abstract_class_declaration"),
         ContainerSyntax {
             kind: "interface_declaration",
             self_type: "",
             implements: "",
-            supertype_clauses: &[Inner {
-                kind: "extends_type_clause",
-                field: "",
-            }],
+            supertype_clauses: &[inner("extends_type_clause", "")],
             abstract_type: true,
         },
-        ContainerSyntax {
-            kind: "enum_declaration",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[],
-            abstract_type: false,
-        },
+        own_members("enum_declaration"),
         // `X.prototype.m = function ...` and `obj.m = function ...` (CommonJS): the
         // assignment is the container of the method it defines.
-        ContainerSyntax {
-            kind: "assignment_expression",
-            self_type: "",
-            implements: "",
-            supertype_clauses: &[],
-            abstract_type: false,
-        },
+        own_members("assignment_expression"),
     ],
 };
 

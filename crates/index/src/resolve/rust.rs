@@ -477,8 +477,7 @@ impl RustTables {
                         {
                             return match implemented {
                                 super::types::Ty::Repo(_) | super::types::Ty::Bounds(_) => {
-                                    match t.lookup_member(Family::Rust, implemented, name, kind, 0)
-                                    {
+                                    match t.lookup_member(Family::Rust, implemented, name, kind) {
                                         super::types::Lookup::Found(found)
                                         | super::types::Lookup::Ambiguous(found) => {
                                             Outcome::Resolved(found)
@@ -510,8 +509,8 @@ impl RustTables {
             // member of the type the qualifier names.
             let type_name = segments.last().cloned().unwrap_or_default();
             let owner = self.type_path(t, at, &segments);
-            let ty = t.named_type(Family::Rust, &owner, 0);
-            match t.lookup_member(Family::Rust, &ty, name, kind, 0) {
+            let ty = t.named_type(Family::Rust, &owner);
+            match t.lookup_member(Family::Rust, &ty, name, kind) {
                 super::types::Lookup::Found(sid) => return Outcome::Resolved(sid),
                 super::types::Lookup::Ambiguous(sid) => return Outcome::Guess(sid),
                 super::types::Lookup::Absent => return Outcome::Drop,

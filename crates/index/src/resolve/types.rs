@@ -16,7 +16,7 @@
 //! such member in the repository: `s.len()` on a `String` is not a use of the
 //! repository's `len`, so the use is dropped), or unknown (the family's name-matching
 //! fallback labels it `heuristic`). Absent is only said when every supertype on the way
-//! is known. Evaluation is bounded in depth ([`MAX_DEPTH`]) against cycles through
+//! is known. Evaluation is bounded in nesting ([`MAX_NESTING`]) against cycles through
 //! definitions' types.
 
 use std::cell::RefCell;
@@ -31,9 +31,6 @@ use rayon::prelude::*;
 use super::{CompactFacts, Def, Outcome, Place, Tables};
 use crate::store::NONE;
 
-/// How deep evaluation may nest (a field's type names a constant whose value calls a
-/// function whose return type...).
-const MAX_DEPTH: usize = 6;
 /// Types visited while looking for a member among supertypes.
 const MAX_SUPERTYPES: usize = 32;
 
@@ -159,7 +156,7 @@ pub(super) struct TypeIndex {
 /// How deep the evaluation functions may nest on one thread, whatever depth their
 /// callers pass: a cycle through definitions' types (an alias of itself, a `Deref` to
 /// itself, mutually recursive initializers) ends here instead of overflowing the stack.
-const MAX_NESTING: u32 = 40;
+const MAX_NESTING: u32 = 32;
 
 thread_local! {
     static NESTING: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
@@ -268,7 +265,7 @@ impl TypeIndex {
                     SymbolKind::Method | SymbolKind::Function => RefKind::Call,
                     _ => RefKind::Field,
                 };
-                match index.find_member(t, symbol.family, supertype, &symbol.name, kind, 0) {
+                match index.find_member(t, symbol.family, supertype, &symbol.name, kind) {
                     Lookup::Found(base) | Lookup::Ambiguous(base) if base != *member => {
                         Some((*member, base))
                     }
@@ -295,7 +292,6 @@ impl TypeIndex {
         ty: &Ty,
         name: &str,
         kind: RefKind,
-        depth: usize,
     ) -> Lookup {
         let Some(name_id) = t.by_name.get(name).map(|e| e.0) else {
             return Lookup::Absent;
@@ -344,7 +340,7 @@ impl TypeIndex {
                 let mut found = None;
                 let mut unknown = false;
                 for member in members {
-                    match self.find_member(t, family, member, name, kind, depth + 1) {
+                    match self.find_member(t, family, member, name, kind) {
                         Lookup::Found(sid) if found.is_none_or(|f| f == sid) => found = Some(sid),
                         Lookup::Found(_) | Lookup::Ambiguous(_) => return Lookup::Unknown,
                         Lookup::Absent => {}
@@ -391,10 +387,8 @@ impl TypeIndex {
                         if t.symbols[sid as usize].kind == SymbolKind::EnumVariant {
                             next.push(t.container_type_of(sid));
                         }
-                        if let Some(&target) = self.deref_targets.get(&sid)
-                            && depth < MAX_DEPTH
-                        {
-                            next.push(t.symbol_value_type(family, target, None, depth + 1));
+                        if let Some(&target) = self.deref_targets.get(&sid) {
+                            next.push(t.symbol_value_type(family, target, None));
                         }
                     }
                     // Keep breadth-first order with a stack: push in reverse.
@@ -421,12 +415,12 @@ impl TypeIndex {
                     return found;
                 }
                 match t.resolver(family).outside_member(outside, name) {
-                    OutsideMember::Deref(n) if depth < MAX_DEPTH => match args.get(n) {
-                        Some(inner) => self.find_member(t, family, inner, name, kind, depth + 1),
+                    OutsideMember::Deref(n) => match args.get(n) {
+                        Some(inner) => self.find_member(t, family, inner, name, kind),
                         None => Lookup::Unknown,
                     },
                     OutsideMember::Known(_) => Lookup::Absent,
-                    OutsideMember::Deref(_) | OutsideMember::NotKnown => Lookup::Absent,
+                    OutsideMember::NotKnown => Lookup::Absent,
                 }
             }
         }
@@ -529,12 +523,12 @@ impl Tables<'_> {
             // Paths in the container's head resolve where its members are written (the
             // same inline modules).
             let at = self.place(fid, facts, member_of[ci]);
-            let ty = self.eval_type(family, at, &container.self_type, None, 0);
+            let ty = self.eval_type(family, at, &container.self_type, None);
             out.container_types.push(ty.clone());
             let implements = container
                 .implements
                 .as_ref()
-                .map(|tr| self.eval_type(family, at, tr, None, 0));
+                .map(|tr| self.eval_type(family, at, tr, None));
             out.container_traits.push(implements.clone());
             let is_deref = implements.is_some()
                 && container.implements.as_ref().is_some_and(|tr| {
@@ -568,7 +562,7 @@ impl Tables<'_> {
                     out.implements.push((member, tr.clone()));
                 }
                 for supertype in &container.supertypes {
-                    let st = self.eval_type(family, at, supertype, None, 0);
+                    let st = self.eval_type(family, at, supertype, None);
                     if matches!(st, Ty::Repo(_)) {
                         out.implements.push((member, st));
                     }
@@ -579,7 +573,7 @@ impl Tables<'_> {
                     out.supertypes.push((sid, tr));
                 }
                 for supertype in &container.supertypes {
-                    let st = self.eval_type(family, at, supertype, None, 0);
+                    let st = self.eval_type(family, at, supertype, None);
                     out.supertypes.push((sid, st));
                 }
             }
@@ -588,13 +582,13 @@ impl Tables<'_> {
     }
 
     /// The type a [`Named`] type path stands for.
-    pub(super) fn named_type(&self, family: Family, named: &Named, depth: usize) -> Ty {
+    pub(super) fn named_type(&self, family: Family, named: &Named) -> Ty {
         match named {
             Named::Symbols(sids) => {
                 let Some(&sid) = sids.first() else {
                     return Ty::Unknown;
                 };
-                self.symbol_as_type(family, sid, depth)
+                self.symbol_as_type(family, sid)
             }
             Named::Outside(name) => Ty::Outside(name.clone(), Vec::new()),
             Named::Module(fid) => Ty::Module(*fid),
@@ -604,15 +598,12 @@ impl Tables<'_> {
 
     /// Symbol `sid` used as a type: itself, what an alias stands for, the enum of a
     /// variant.
-    fn symbol_as_type(&self, family: Family, sid: u32, depth: usize) -> Ty {
+    fn symbol_as_type(&self, family: Family, sid: u32) -> Ty {
         let Some(symbol) = self.symbols.get(sid as usize) else {
             return Ty::Unknown;
         };
         match symbol.kind {
-            SymbolKind::TypeAlias if depth < MAX_DEPTH => {
-                self.symbol_value_type(family, sid, None, depth + 1)
-            }
-            SymbolKind::TypeAlias => Ty::Unknown,
+            SymbolKind::TypeAlias => self.symbol_value_type(family, sid, None),
             // A variant stays itself (its positional fields are its own); its members are
             // its enum's.
             _ => Ty::Repo(sid),
@@ -647,17 +638,7 @@ impl Tables<'_> {
 
     /// Evaluates a written type at `at`; `self_ty` is what `Self` stands for (the
     /// receiver of a method, when known).
-    fn eval_type(
-        &self,
-        family: Family,
-        at: Place,
-        ty: &TypeRef,
-        self_ty: Option<&Ty>,
-        depth: usize,
-    ) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Unknown;
-        }
+    fn eval_type(&self, family: Family, at: Place, ty: &TypeRef, self_ty: Option<&Ty>) -> Ty {
         let Some(_nested) = Nested::enter() else {
             return Ty::Unknown;
         };
@@ -667,11 +648,11 @@ impl Tables<'_> {
                     Named::Outside(name) => Ty::Outside(
                         name,
                         args.iter()
-                            .map(|a| self.eval_type(family, at, a, self_ty, depth + 1))
+                            .map(|a| self.eval_type(family, at, a, self_ty))
                             .collect(),
                     ),
                     // An alias keeps the arguments it was written with.
-                    named => self.named_type(family, &named, depth),
+                    named => self.named_type(family, &named),
                 }
             }
             TypeRef::SelfType => match self_ty {
@@ -685,7 +666,7 @@ impl Tables<'_> {
                 let mut outside = None;
                 let mut unknown = false;
                 for bound in bounds {
-                    match self.eval_type(family, at, bound, self_ty, depth + 1) {
+                    match self.eval_type(family, at, bound, self_ty) {
                         Ty::Repo(sid) => repo.push(sid),
                         Ty::Bounds(list) => repo.extend(list),
                         ty @ Ty::Outside(..) => {
@@ -704,20 +685,20 @@ impl Tables<'_> {
             }
             TypeRef::Array(element) => Ty::Outside(
                 "[]".to_owned(),
-                vec![self.eval_type(family, at, element, self_ty, depth + 1)],
+                vec![self.eval_type(family, at, element, self_ty)],
             ),
             TypeRef::Builtin(name) => Ty::Outside(name.clone(), Vec::new()),
             TypeRef::Tuple(elements) => Ty::Outside(
                 TUPLE.to_owned(),
                 elements
                     .iter()
-                    .map(|e| self.eval_type(family, at, e, self_ty, depth + 1))
+                    .map(|e| self.eval_type(family, at, e, self_ty))
                     .collect(),
             ),
             TypeRef::Union(members) => Ty::Union(
                 members
                     .iter()
-                    .map(|m| self.eval_type(family, at, m, self_ty, depth + 1))
+                    .map(|m| self.eval_type(family, at, m, self_ty))
                     .collect(),
             ),
             // A function value: calling it is not a member use.
@@ -735,7 +716,6 @@ impl Tables<'_> {
         argument: u32,
         parameter: u32,
         receiver: Option<&Ty>,
-        depth: usize,
     ) -> Ty {
         let Some((fid, facts, d)) = self.definition(sid) else {
             return Ty::Unknown;
@@ -744,9 +724,9 @@ impl Tables<'_> {
         let Some(declared) = facts.param(d, argument as usize) else {
             return Ty::Unknown;
         };
-        match self.function_params(family, at, declared, depth) {
+        match self.function_params(family, at, declared) {
             Some((at, params)) => match params.get(parameter as usize) {
-                Some(param) => self.eval_type(family, at, param, receiver, depth + 1),
+                Some(param) => self.eval_type(family, at, param, receiver),
                 None => Ty::Unknown,
             },
             None => Ty::Unknown,
@@ -761,16 +741,12 @@ impl Tables<'_> {
         family: Family,
         at: Place<'f>,
         ty: &'f TypeRef,
-        depth: usize,
     ) -> Option<(Place<'f>, &'f [TypeRef])> {
-        if depth > MAX_DEPTH {
-            return None;
-        }
         match ty {
             TypeRef::Function { params, .. } => Some((at, params)),
             TypeRef::Bounds(bounds) => bounds
                 .iter()
-                .find_map(|b| self.function_params(family, at, b, depth + 1)),
+                .find_map(|b| self.function_params(family, at, b)),
             TypeRef::Named { path, args } => {
                 match self.resolver(family).type_path(self, at, path) {
                     Named::Symbols(sids) => {
@@ -780,18 +756,18 @@ impl Tables<'_> {
                         }
                         let (fid, facts, d) = self.definition(sid)?;
                         let alias_at = self.place(fid, facts, self.symbols[sid as usize].index);
-                        self.function_params(family, alias_at, facts.type_of(d)?, depth + 1)
+                        self.function_params(family, alias_at, facts.type_of(d)?)
                     }
                     // `Box<dyn Fn(A)>`, `Rc<..>`, `Arc<..>`.
                     Named::Outside(_) => args
                         .first()
-                        .and_then(|a| self.function_params(family, at, a, depth + 1)),
+                        .and_then(|a| self.function_params(family, at, a)),
                     Named::Module(_) | Named::Unknown => None,
                 }
             }
             TypeRef::Union(members) => members
                 .iter()
-                .find_map(|m| self.function_params(family, at, m, depth + 1)),
+                .find_map(|m| self.function_params(family, at, m)),
             TypeRef::Tuple(_) => None,
             TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => None,
         }
@@ -806,11 +782,7 @@ impl Tables<'_> {
         name: &str,
         argument: u32,
         parameter: u32,
-        depth: usize,
     ) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Unknown;
-        }
         match receiver {
             Ty::Outside(outside, args) => {
                 match self
@@ -818,14 +790,9 @@ impl Tables<'_> {
                     .outside_callback(outside, name, argument, parameter)
                 {
                     Some(Spec::DerefThen(n)) => match args.get(n) {
-                        Some(inner) => self.method_callback_type(
-                            family,
-                            inner,
-                            name,
-                            argument,
-                            parameter,
-                            depth + 1,
-                        ),
+                        Some(inner) => {
+                            self.method_callback_type(family, inner, name, argument, parameter)
+                        }
                         None => Ty::Unknown,
                     },
                     Some(spec) => spec_result(spec, receiver, args),
@@ -835,32 +802,25 @@ impl Tables<'_> {
             Ty::Repo(_) | Ty::Bounds(_) => {
                 match self
                     .types
-                    .find_member(self, family, receiver, name, RefKind::Call, 0)
+                    .find_member(self, family, receiver, name, RefKind::Call)
                 {
-                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => self.callback_param_type(
-                        family,
-                        sid,
-                        argument,
-                        parameter,
-                        Some(receiver),
-                        depth + 1,
-                    ),
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
+                        self.callback_param_type(family, sid, argument, parameter, Some(receiver))
+                    }
                     Lookup::Absent | Lookup::Unknown => Ty::Unknown,
                 }
             }
             Ty::Module(fid) => match self.ecma.module_member(self, *fid, name).first() {
-                Some(&sid) => {
-                    self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
-                }
+                Some(&sid) => self.callback_param_type(family, sid, argument, parameter, None),
                 None => Ty::Unknown,
             },
             Ty::Union(_) => {
                 match self
                     .types
-                    .find_member(self, family, receiver, name, RefKind::Call, 0)
+                    .find_member(self, family, receiver, name, RefKind::Call)
                 {
                     Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
-                        self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
+                        self.callback_param_type(family, sid, argument, parameter, None)
                     }
                     Lookup::Absent | Lookup::Unknown => Ty::Unknown,
                 }
@@ -877,40 +837,29 @@ impl Tables<'_> {
         callee: &Callee,
         argument: u32,
         parameter: u32,
-        depth: usize,
     ) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Unknown;
-        }
         let resolver = self.resolver(family);
         match callee {
             Callee::Method { receiver, name } => {
-                let receiver = self.eval_chain(family, at, receiver, depth + 1);
-                self.method_callback_type(family, &receiver, name, argument, parameter, depth)
+                let receiver = self.eval_chain(family, at, receiver);
+                self.method_callback_type(family, &receiver, name, argument, parameter)
             }
             Callee::Function(path) => match resolver.call_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
-                    Some(&sid) => {
-                        self.callback_param_type(family, sid, argument, parameter, None, depth + 1)
-                    }
+                    Some(&sid) => self.callback_param_type(family, sid, argument, parameter, None),
                     None => Ty::Unknown,
                 },
                 Named::Outside(_) | Named::Module(_) | Named::Unknown => Ty::Unknown,
             },
             Callee::Constructor(ty) => {
-                let class = self.eval_type(family, at, ty, None, depth + 1);
+                let class = self.eval_type(family, at, ty, None);
                 match self
                     .types
-                    .find_member(self, family, &class, "constructor", RefKind::Call, 0)
+                    .find_member(self, family, &class, "constructor", RefKind::Call)
                 {
-                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => self.callback_param_type(
-                        family,
-                        sid,
-                        argument,
-                        parameter,
-                        Some(&class),
-                        depth + 1,
-                    ),
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
+                        self.callback_param_type(family, sid, argument, parameter, Some(&class))
+                    }
                     Lookup::Absent | Lookup::Unknown => Ty::Unknown,
                 }
             }
@@ -920,16 +869,7 @@ impl Tables<'_> {
     /// The type of symbol `sid`'s value: a field's or constant's declared type, a
     /// function's return type, an alias's target, a variable's initial value. `self_ty`
     /// is the receiver a method is called on (what its `Self` means).
-    fn symbol_value_type(
-        &self,
-        family: Family,
-        sid: u32,
-        self_ty: Option<&Ty>,
-        depth: usize,
-    ) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Unknown;
-        }
+    fn symbol_value_type(&self, family: Family, sid: u32, self_ty: Option<&Ty>) -> Ty {
         let Some(_nested) = Nested::enter() else {
             return Ty::Unknown;
         };
@@ -955,8 +895,8 @@ impl Tables<'_> {
             return ty;
         }
         let ty = match (declared, facts.value_of(d)) {
-            (Some(declared), _) => self.eval_type(family, at, declared, self_ty, depth + 1),
-            (None, Some(value)) => self.eval_chain(family, at, value, depth + 1),
+            (Some(declared), _) => self.eval_type(family, at, declared, self_ty),
+            (None, Some(value)) => self.eval_chain(family, at, value),
             (None, None) => match d.kind {
                 // A class or struct named as a value (`Foo.create()`), an enum variant.
                 SymbolKind::Class
@@ -982,10 +922,7 @@ impl Tables<'_> {
     }
 
     /// Evaluates a value chain at `at`.
-    fn eval_chain(&self, family: Family, at: Place, chain: &ValueChain, depth: usize) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Unknown;
-        }
+    fn eval_chain(&self, family: Family, at: Place, chain: &ValueChain) -> Ty {
         let Some(_nested) = Nested::enter() else {
             return Ty::Unknown;
         };
@@ -1009,7 +946,7 @@ impl Tables<'_> {
                     _ => Ty::Unknown,
                 }
             }
-            ValueRoot::Typed(ty) => self.eval_type(family, at, ty, None, depth + 1),
+            ValueRoot::Typed(ty) => self.eval_type(family, at, ty, None),
             ValueRoot::Path(path) => match resolver.value_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
                     Some(&sid) => match self.symbols[sid as usize].kind {
@@ -1019,8 +956,8 @@ impl Tables<'_> {
                             Ty::Outside("function".to_owned(), Vec::new())
                         }
                         SymbolKind::Module => Ty::Unknown,
-                        SymbolKind::TypeAlias => self.symbol_as_type(family, sid, depth + 1),
-                        _ => self.symbol_value_type(family, sid, None, depth + 1),
+                        SymbolKind::TypeAlias => self.symbol_as_type(family, sid),
+                        _ => self.symbol_value_type(family, sid, None),
                     },
                     None => Ty::Unknown,
                 },
@@ -1035,9 +972,9 @@ impl Tables<'_> {
                             // `Foo::new()`: `Self` is the type the path names.
                             let owner = (path.len() > 1).then(|| {
                                 let named = resolver.type_path(self, at, &path[..path.len() - 1]);
-                                self.named_type(family, &named, depth + 1)
+                                self.named_type(family, &named)
                             });
-                            self.symbol_value_type(family, sid, owner.as_ref(), depth + 1)
+                            self.symbol_value_type(family, sid, owner.as_ref())
                         }
                         SymbolKind::Struct | SymbolKind::Class => Ty::Repo(sid),
                         SymbolKind::EnumVariant => self.container_type_of(sid),
@@ -1059,7 +996,7 @@ impl Tables<'_> {
                     match path.split_last() {
                         Some((last, owner)) if !owner.is_empty() && is_constructor(last) => {
                             let named = resolver.type_path(self, at, owner);
-                            match self.named_type(family, &named, depth + 1) {
+                            match self.named_type(family, &named) {
                                 ty @ Ty::Repo(_) => ty,
                                 _ => Ty::Unknown,
                             }
@@ -1072,7 +1009,7 @@ impl Tables<'_> {
                 callee,
                 argument,
                 parameter,
-            } => self.callback_type(family, at, callee, *argument, *parameter, depth + 1),
+            } => self.callback_type(family, at, callee, *argument, *parameter),
             ValueRoot::Unknown => Ty::Unknown,
         };
         for step in &chain.steps {
@@ -1080,10 +1017,8 @@ impl Tables<'_> {
                 return Ty::Unknown;
             }
             ty = match step {
-                ValueStep::Field(name) => {
-                    self.member_type(family, &ty, name, RefKind::Field, depth)
-                }
-                ValueStep::Call(name) => self.member_type(family, &ty, name, RefKind::Call, depth),
+                ValueStep::Field(name) => self.member_type(family, &ty, name, RefKind::Field),
+                ValueStep::Call(name) => self.member_type(family, &ty, name, RefKind::Call),
                 ValueStep::Unwrap => self.step_type(family, &ty, Step::Unwrap),
                 ValueStep::Index => self.step_type(family, &ty, Step::Index),
                 ValueStep::Element => self.step_type(family, &ty, Step::Element),
@@ -1094,17 +1029,7 @@ impl Tables<'_> {
     }
 
     /// The type of `receiver.name` (a field) or `receiver.name(..)` (a call's result).
-    fn member_type(
-        &self,
-        family: Family,
-        receiver: &Ty,
-        name: &str,
-        kind: RefKind,
-        depth: usize,
-    ) -> Ty {
-        if depth > MAX_DEPTH {
-            return Ty::Unknown;
-        }
+    fn member_type(&self, family: Family, receiver: &Ty, name: &str, kind: RefKind) -> Ty {
         let Some(_nested) = Nested::enter() else {
             return Ty::Unknown;
         };
@@ -1117,7 +1042,7 @@ impl Tables<'_> {
                         RefKind::Field,
                         SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum,
                     ) => Ty::Repo(sid),
-                    _ => self.symbol_value_type(family, sid, None, depth + 1),
+                    _ => self.symbol_value_type(family, sid, None),
                 },
                 None => Ty::Unknown,
             };
@@ -1138,17 +1063,14 @@ impl Tables<'_> {
                 Some((fid, facts, d)) => match facts.tuple_field(d, index) {
                     Some(field) => {
                         let at = self.place(fid, facts, self.symbols[*owner as usize].index);
-                        self.eval_type(family, at, field, Some(receiver), depth + 1)
+                        self.eval_type(family, at, field, Some(receiver))
                     }
                     None => Ty::Unknown,
                 },
                 None => Ty::Unknown,
             };
         }
-        match self
-            .types
-            .find_member(self, family, receiver, name, kind, 0)
-        {
+        match self.types.find_member(self, family, receiver, name, kind) {
             Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
                 let member_kind = self.symbols[sid as usize].kind;
                 if kind == RefKind::Field && matches!(member_kind, SymbolKind::Method) {
@@ -1156,12 +1078,12 @@ impl Tables<'_> {
                     return Ty::Unknown;
                 }
                 // Static members in JavaScript sit on the class; instance receivers too.
-                self.symbol_value_type(family, sid, Some(receiver), depth + 1)
+                self.symbol_value_type(family, sid, Some(receiver))
             }
             Lookup::Unknown => Ty::Unknown,
             Lookup::Absent => match receiver {
                 Ty::Outside(outside, args) => {
-                    self.outside_member_type(family, receiver, outside, args, name, depth)
+                    self.outside_member_type(family, receiver, outside, args, name)
                 }
                 Ty::Repo(_) | Ty::Bounds(_) => match self.resolver(family).derived_member(name) {
                     Some(spec) => spec_result(spec, receiver, &[]),
@@ -1181,14 +1103,11 @@ impl Tables<'_> {
         outside: &str,
         args: &[Ty],
         name: &str,
-        depth: usize,
     ) -> Ty {
         match self.resolver(family).outside_member(outside, name) {
             OutsideMember::Known(spec) => spec_result(spec, receiver, args),
             OutsideMember::Deref(n) => match args.get(n) {
-                Some(inner) if depth < MAX_DEPTH => {
-                    self.member_type(family, inner, name, RefKind::Call, depth + 1)
-                }
+                Some(inner) => self.member_type(family, inner, name, RefKind::Call),
                 _ => Ty::Unknown,
             },
             OutsideMember::NotKnown => Ty::Unknown,
@@ -1227,12 +1146,12 @@ impl Tables<'_> {
                 };
                 match self
                     .types
-                    .find_member(self, family, ty, associated, RefKind::Type, 0)
+                    .find_member(self, family, ty, associated, RefKind::Type)
                 {
                     Lookup::Found(sid) | Lookup::Ambiguous(sid)
                         if self.symbols[sid as usize].kind == SymbolKind::TypeAlias =>
                     {
-                        self.symbol_value_type(family, sid, Some(ty), 1)
+                        self.symbol_value_type(family, sid, Some(ty))
                     }
                     _ => Ty::Unknown,
                 }
@@ -1259,9 +1178,8 @@ impl Tables<'_> {
         ty: &Ty,
         name: &str,
         kind: RefKind,
-        depth: usize,
     ) -> Lookup {
-        self.types.find_member(self, family, ty, name, kind, depth)
+        self.types.find_member(self, family, ty, name, kind)
     }
 
     /// A member use's outcome from its receiver's type: `Some` when the type settles it
@@ -1277,7 +1195,7 @@ impl Tables<'_> {
         if self.candidates(name).is_empty() {
             return Some(Outcome::Drop);
         }
-        let receiver = self.eval_chain(family, at, chain, 0);
+        let receiver = self.eval_chain(family, at, chain);
         if traced(name) {
             eprintln!(
                 "[receiver] {} (in the definition at line {}): {name} on {} is {receiver:?}",
@@ -1291,10 +1209,7 @@ impl Tables<'_> {
                 .first_compatible(&self.ecma.module_member(self, fid, name), kind)
                 .map(Outcome::Resolved);
         }
-        match self
-            .types
-            .find_member(self, family, &receiver, name, kind, 0)
-        {
+        match self.types.find_member(self, family, &receiver, name, kind) {
             Lookup::Found(sid) => Some(Outcome::Resolved(sid)),
             Lookup::Ambiguous(sid) => Some(Outcome::Guess(sid)),
             Lookup::Absent => Some(Outcome::Drop),
