@@ -27,7 +27,9 @@ pub use session::{
     AgentError, AgentEvent, AgentOptions, Approval, ApprovalRequest, Decision, Session, Stop,
     TurnOutcome, estimate_tokens,
 };
-pub use shell::{CommandOptions, execute_command, execute_command_spec, filtered_env};
+pub use shell::{
+    CommandOptions, PASSED_ENV, Sandbox, command_env, execute_command, execute_command_spec,
+};
 pub use toolbox::Toolbox;
 pub use workspace::Workspace;
 
@@ -50,6 +52,12 @@ pub enum ToolError {
     NoMatch(String),
     #[error("{path}: {detail}")]
     Io { path: String, detail: String },
+    #[error(
+        "refused: the sandbox cannot confine commands on this machine ({0}). Nothing ran; \
+         do not retry. The user can run `mcursor sandbox doctor` to see why, or start \
+         mcursor with `--sandbox off` to run commands unconfined"
+    )]
+    SandboxRefused(String),
     #[error("the code index could not answer: {0}")]
     Index(String),
     #[error("the tool failed unexpectedly: {0}")]

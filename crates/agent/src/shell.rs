@@ -11,8 +11,19 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use mcursor_sandbox::Policy;
+
 use crate::workspace::Workspace;
 use crate::{ToolError, ToolSpec, nonempty_arg, string_arg};
+
+/// Where commands run.
+#[derive(Clone, Debug)]
+pub enum Sandbox {
+    /// Confined by the OS sandbox: `helper` (the mcursor binary) runs `sandbox-exec`.
+    Confined { helper: PathBuf, policy: Policy },
+    /// `--sandbox off`: unconfined; every result says so.
+    Off,
+}
 
 #[derive(Clone, Debug)]
 pub struct CommandOptions {
@@ -20,10 +31,11 @@ pub struct CommandOptions {
     pub timeout: Duration,
     /// Bytes of output returned to the model: the first and last halves are kept.
     pub max_output: usize,
-    /// Variable names passed through even though they look like secrets.
-    pub allow_env: Vec<String>,
-    /// The environment the command starts from (default: this process's).
+    /// Variables passed through besides [`PASSED_ENV`] (the user's `pass_env`).
+    pub pass_env: Vec<String>,
+    /// The environment the command's variables are taken from (default: this process's).
     pub base_env: Option<Vec<(String, String)>>,
+    pub sandbox: Sandbox,
 }
 
 impl Default for CommandOptions {
@@ -31,26 +43,38 @@ impl Default for CommandOptions {
         CommandOptions {
             timeout: Duration::from_secs(120),
             max_output: 16 * 1024,
-            allow_env: Vec::new(),
+            pass_env: Vec::new(),
             base_env: None,
+            sandbox: Sandbox::Off,
         }
     }
 }
 
-const SECRET_MARKERS: [&str; 4] = ["KEY", "TOKEN", "SECRET", "PASSWORD"];
+/// The variables a command sees, by name; `LC_*` too. Everything else (API keys, cloud
+/// credentials, database URLs, agent sockets) stays out unless the user passes it.
+pub const PASSED_ENV: [&str; 8] = [
+    "PATH", "HOME", "USER", "LANG", "TERM", "TMPDIR", "SHELL", "PWD",
+];
 
-/// The variables a child may see: everything except names that look like credentials
-/// (`*KEY*`, `*TOKEN*`, `*SECRET*`, `*PASSWORD*`, any case) unless allowed by name.
-pub fn filtered_env(
-    vars: impl IntoIterator<Item = (String, String)>,
-    allow: &[String],
+/// The command's environment: the allowlisted variables of `base`, then `pass` by name,
+/// then `set` (which wins).
+pub fn command_env(
+    base: impl IntoIterator<Item = (String, String)>,
+    pass: &[String],
+    set: &[(&str, String)],
 ) -> Vec<(String, String)> {
-    vars.into_iter()
+    let mut env: Vec<(String, String)> = base
+        .into_iter()
         .filter(|(name, _)| {
-            let upper = name.to_ascii_uppercase();
-            allow.iter().any(|a| a == name) || !SECRET_MARKERS.iter().any(|m| upper.contains(m))
+            PASSED_ENV.contains(&name.as_str())
+                || name.starts_with("LC_")
+                || pass.iter().any(|p| p == name)
         })
-        .collect()
+        .filter(|(name, _)| !set.iter().any(|(s, _)| s == name))
+        .collect();
+    env.extend(set.iter().map(|(k, v)| ((*k).to_owned(), v.clone())));
+    env.sort();
+    env
 }
 
 /// Output kept for the model: the head, and a rolling tail once the head is full.
@@ -138,8 +162,34 @@ fn kill_group(pid: Option<u32>) {
     let _ = pid;
 }
 
+/// How long output may still arrive after the command ended or was killed: a process
+/// that escaped the kill (possible only with `--sandbox off`) may hold the pipe forever.
+const DRAIN_GRACE: Duration = Duration::from_secs(1);
+
+/// The process that runs `command`, and the policy it runs under (`None`: unconfined).
+fn spawn_command(
+    command: &str,
+    options: &CommandOptions,
+) -> Result<(tokio::process::Command, Option<Policy>), ToolError> {
+    Ok(match &options.sandbox {
+        Sandbox::Confined { helper, policy } => {
+            let mut policy = policy.clone();
+            // A protected file created by an earlier command is protected from now on.
+            policy.refresh_read_only();
+            let process = mcursor_sandbox::command(helper, &policy, "sh", &["-c", command])
+                .map_err(|e| ToolError::SandboxRefused(e.to_string()))?;
+            (tokio::process::Command::from(process), Some(policy))
+        }
+        Sandbox::Off => {
+            let mut process = tokio::process::Command::new("sh");
+            process.arg("-c").arg(command);
+            (process, None)
+        }
+    })
+}
+
 /// Runs the command. `on_output` sees output as it arrives; `cancel` resolving (Ctrl-C)
-/// kills the process group like a timeout does.
+/// kills the command and everything it started, like a timeout does.
 pub async fn execute_command(
     ws: &Workspace,
     args: &Value,
@@ -163,23 +213,26 @@ pub async fn execute_command(
         .base_env
         .clone()
         .unwrap_or_else(|| std::env::vars().collect());
-    let mut child = tokio::process::Command::new("sh");
+    let (mut child, policy) = spawn_command(&command, options)?;
+    let mut set = vec![("PWD", dir.display().to_string())];
+    if let Some(policy) = &policy {
+        set.push(("TMPDIR", policy.temp_dir.display().to_string()));
+    }
     child
-        .arg("-c")
-        .arg(&command)
         .current_dir(&dir)
         .env_clear()
-        .envs(filtered_env(base, &options.allow_env))
+        .envs(command_env(base, &options.pass_env, &set))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .kill_on_drop(true);
     #[cfg(unix)]
     child.process_group(0);
+    let protected_before = mcursor_sandbox::read_only_for_commands(ws.root());
     let started = Instant::now();
     let mut child = child.spawn().map_err(|e| ToolError::Io {
         path: ws.display(&dir),
-        detail: format!("cannot start sh: {e}"),
+        detail: format!("cannot start the command: {e}"),
     })?;
     let pid = child.id();
     let (sender, mut receiver) = tokio::sync::mpsc::unbounded_channel();
@@ -194,10 +247,16 @@ pub async fn execute_command(
     let deadline = tokio::time::sleep(timeout);
     tokio::pin!(deadline);
     tokio::pin!(cancel);
+    // Armed once the command ended or was killed: the output gets this long to drain.
+    let drain = tokio::time::sleep(Duration::from_secs(86_400 * 365));
+    tokio::pin!(drain);
+    let mut draining = false;
+    let mut abandoned = false;
     let mut stopped: Option<&str> = None;
     let mut status = None;
     let mut streams_open = true;
     while status.is_none() || streams_open {
+        let mut start_draining = false;
         tokio::select! {
             piece = receiver.recv(), if streams_open => match piece {
                 Some(bytes) => {
@@ -210,20 +269,42 @@ pub async fn execute_command(
                 status = Some(exit.map_err(|e| ToolError::Io { path: command.clone(), detail: e.to_string() })?);
                 // Background children holding the pipes open must not keep us here.
                 kill_group(pid);
+                start_draining = true;
             },
             () = &mut deadline, if stopped.is_none() => {
                 stopped = Some("timed out");
                 kill_group(pid);
+                start_draining = true;
             },
             () = &mut cancel, if stopped.is_none() => {
                 stopped = Some("cancelled");
                 kill_group(pid);
+                start_draining = true;
             },
+            () = &mut drain, if draining => {
+                abandoned = true;
+                break;
+            },
+        }
+        if start_draining && !draining {
+            draining = true;
+            drain
+                .as_mut()
+                .reset(tokio::time::Instant::now() + DRAIN_GRACE);
         }
     }
     let elapsed = started.elapsed();
     let code = status.and_then(|s| s.code());
-    let summary = match (stopped, code) {
+    let text = output.text();
+    if policy.is_some()
+        && code == Some(mcursor_sandbox::SETUP_FAILED)
+        && text.starts_with(mcursor_sandbox::MESSAGE_PREFIX)
+    {
+        return Err(ToolError::SandboxRefused(
+            text.lines().next().unwrap_or_default().to_owned(),
+        ));
+    }
+    let mut summary = match (stopped, code) {
         (Some(why), _) => format!(
             "{why} after {:.1}s; the command and its children were killed",
             elapsed.as_secs_f64()
@@ -231,7 +312,27 @@ pub async fn execute_command(
         (None, Some(code)) => format!("exit code {code} in {:.1}s", elapsed.as_secs_f64()),
         (None, None) => format!("killed by a signal after {:.1}s", elapsed.as_secs_f64()),
     };
-    let text = output.text();
+    if policy.is_none() {
+        summary = format!("ran unconfined (--sandbox off); {summary}");
+    }
+    if abandoned {
+        summary.push_str(
+            "; a process it started outside its process group still holds the output open \
+             and was left running (only --sandbox off allows that)",
+        );
+    }
+    let created: Vec<String> = mcursor_sandbox::read_only_for_commands(ws.root())
+        .into_iter()
+        .filter(|p| !protected_before.contains(p))
+        .map(|p| ws.display(&p))
+        .collect();
+    if !created.is_empty() {
+        summary.push_str(&format!(
+            "\nnote: the command created protected path(s) {}: tools may run code from them \
+             (git hooks, editor tasks); the user should review them",
+            created.join(", ")
+        ));
+    }
     Ok(if text.trim().is_empty() {
         format!("{summary}; no output")
     } else {
@@ -277,7 +378,10 @@ mod tests {
         )
         .await;
         let text = result.expect("ran");
-        assert!(text.starts_with("exit code 3 in"), "{text}");
+        assert!(
+            text.starts_with("ran unconfined (--sandbox off); exit code 3 in"),
+            "{text}"
+        );
         assert!(text.contains("/sub\n") && text.contains("oops"), "{text}");
         assert_eq!(String::from_utf8_lossy(&live).lines().count(), 2);
         let (outside, _) = run(
@@ -310,7 +414,7 @@ mod tests {
             started.elapsed()
         );
         assert!(
-            text.starts_with("timed out after") && text.contains("started"),
+            text.contains("; timed out after") && text.contains("started"),
             "{text}"
         );
         let child: u32 = std::fs::read_to_string(dir.path().join("child.pid"))
@@ -345,35 +449,75 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn secrets_stay_out_of_the_environment_unless_allowed() {
-        let (_dir, ws) = workspace();
+    async fn the_environment_is_an_allowlist() {
+        let (dir, ws) = workspace();
         let options = CommandOptions {
             base_env: Some(vec![
                 ("PATH".into(), std::env::var("PATH").unwrap_or_default()),
-                ("OPENAI_API_KEY".into(), "sk-1".into()),
-                ("github_token".into(), "t".into()),
-                ("DB_PASSWORD".into(), "p".into()),
-                ("MY_SECRET_SAUCE".into(), "s".into()),
-                ("ALLOWED_TOKEN".into(), "ok".into()),
-                ("HOME_DIR".into(), "/h".into()),
+                ("HOME".into(), "/home/u".into()),
+                ("LC_ALL".into(), "C.UTF-8".into()),
+                ("MCURSOR_API_KEY".into(), "sk-1".into()),
+                ("AWS_SECRET_ACCESS_KEY".into(), "aws".into()),
+                ("GITHUB_PAT".into(), "ghp".into()),
+                ("DATABASE_URL".into(), "postgres://u:pw@h/db".into()),
+                ("NPM_CONFIG__AUTH".into(), "npm".into()),
+                ("SSH_AUTH_SOCK".into(), "/tmp/ssh/agent".into()),
+                ("CARGO_REGISTRY_TOKEN".into(), "passed".into()),
+                ("PWD".into(), "/elsewhere".into()),
             ]),
-            allow_env: vec!["ALLOWED_TOKEN".into()],
+            pass_env: vec!["CARGO_REGISTRY_TOKEN".into()],
             ..CommandOptions::default()
         };
         let (result, _) = run(&ws, json!({"command": "env | sort"}), &options).await;
         let text = result.expect("ran");
-        assert!(
-            text.contains("ALLOWED_TOKEN=ok") && text.contains("HOME_DIR=/h"),
+        let names: Vec<&str> = text
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_once('=').map(|(name, _)| name))
+            .filter(|name| *name != "OLDPWD" && *name != "SHLVL" && *name != "_")
+            .collect();
+        assert_eq!(
+            names,
+            ["CARGO_REGISTRY_TOKEN", "HOME", "LC_ALL", "PATH", "PWD"],
             "{text}"
         );
-        for secret in [
-            "OPENAI_API_KEY",
-            "github_token",
-            "DB_PASSWORD",
-            "MY_SECRET_SAUCE",
-        ] {
-            assert!(!text.contains(secret), "{secret} leaked: {text}");
-        }
+        assert!(
+            text.contains(&format!(
+                "PWD={}",
+                dir.path().canonicalize().expect("dir").display()
+            )),
+            "{text}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_process_that_holds_the_output_does_not_hold_the_tool() {
+        // Unconfined, `setsid` escapes the process group; the tool still returns.
+        let (_dir, ws) = workspace();
+        let options = CommandOptions {
+            timeout: Duration::from_secs(3),
+            ..CommandOptions::default()
+        };
+        let started = Instant::now();
+        let (result, _) = run(
+            &ws,
+            json!({"command": "setsid sleep 41.75 & sleep 0.2; echo started"}),
+            &options,
+        )
+        .await;
+        let text = result.expect("ran");
+        assert!(
+            started.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            started.elapsed()
+        );
+        assert!(
+            text.contains("still holds the output open") && text.contains("started"),
+            "{text}"
+        );
+        let _ = std::process::Command::new("pkill")
+            .args(["-f", "sleep 41.75"])
+            .status();
     }
 
     #[tokio::test]
@@ -388,6 +532,7 @@ mod tests {
             tokio::time::sleep(Duration::from_millis(200)),
         )
         .await;
-        assert!(result.expect("ran").starts_with("cancelled after"));
+        let text = result.expect("ran");
+        assert!(text.contains("; cancelled after"), "{text}");
     }
 }

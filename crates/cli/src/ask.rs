@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use mcursor_agent::{
-    AgentEvent, AgentOptions, Approval, ApprovalRequest, CommandOptions, Decision, Session, Stop,
-    Toolbox, TurnOutcome, Workspace,
+    AgentEvent, AgentOptions, Approval, ApprovalRequest, CommandOptions, Decision, Sandbox,
+    Session, Stop, Toolbox, TurnOutcome, Workspace,
 };
 use mcursor_llm::{Client, Event, ModelConfig, Settings};
+use mcursor_sandbox::Policy;
 use serde_json::json;
 use tokio::sync::watch;
 
@@ -43,6 +44,24 @@ pub struct AskArgs {
     /// Seconds a command may run before it and its children are killed [default: 120].
     #[arg(long)]
     command_timeout: Option<u64>,
+    /// `on`: commands run in the OS sandbox (write only the workspace, no network, no
+    /// credentials) and are refused where it cannot be enforced. `off`: unconfined, and
+    /// every result says so [default: on].
+    #[arg(long, value_enum)]
+    sandbox: Option<SandboxSwitch>,
+    /// Let sandboxed commands open network sockets (package installs, downloads).
+    #[arg(long)]
+    allow_network: bool,
+    /// Another directory sandboxed commands may write (a build cache, say); repeatable.
+    #[arg(long, value_name = "DIR")]
+    sandbox_write: Vec<std::path::PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxSwitch {
+    On,
+    Off,
 }
 
 /// The key arguments of a call, for a one-line header.
@@ -381,6 +400,41 @@ async fn turn(
     Ok(outcome)
 }
 
+/// Where commands run: the flags, then the config file; on by default.
+fn sandbox_for(
+    args: &AskArgs,
+    defaults: &crate::config::AskDefaults,
+    root: &Path,
+    temp_dir: &Path,
+) -> Result<Sandbox> {
+    let switch = args
+        .sandbox
+        .or(defaults.sandbox)
+        .unwrap_or(SandboxSwitch::On);
+    if switch == SandboxSwitch::Off {
+        render::message(
+            "the sandbox is off: commands run unconfined, with your permissions and network",
+        )?;
+        return Ok(Sandbox::Off);
+    }
+    let helper = std::env::current_exe().context("cannot find the mcursor binary")?;
+    let mut policy = Policy::for_workspace(root, temp_dir, &crate::config::hidden_files());
+    policy.allow_network = args.allow_network || defaults.allow_network.unwrap_or(false);
+    for dir in args.sandbox_write.iter().chain(&defaults.sandbox_write) {
+        let dir = std::fs::canonicalize(dir)
+            .with_context(|| format!("--sandbox-write {}: no such directory", dir.display()))?;
+        policy.writable.push(dir);
+    }
+    // For tests of the fail-closed path: act as if the kernel lacked a layer.
+    if let Ok(name) = std::env::var("MCURSOR_SANDBOX_SIMULATE_MISSING") {
+        policy.simulate_missing =
+            Some(mcursor_sandbox::Layer::from_name(&name).with_context(|| {
+                format!("MCURSOR_SANDBOX_SIMULATE_MISSING={name}: no such layer")
+            })?);
+    }
+    Ok(Sandbox::Confined { helper, policy })
+}
+
 pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
     let flags = Settings {
         preset: args.preset.clone(),
@@ -408,6 +462,12 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
     let client = Client::new(config)?;
     let root = mcursor_index::find_root(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     let workspace = Workspace::new(&root).map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The commands' private temporary directory lives as long as the session.
+    let temp_dir = tempfile::Builder::new()
+        .prefix("mcursor-cmd-")
+        .tempdir()
+        .context("cannot create the commands' temporary directory")?;
+    let sandbox = sandbox_for(args, &defaults, workspace.root(), temp_dir.path())?;
     let toolbox = Arc::new(Toolbox::new(
         workspace,
         CommandOptions {
@@ -417,7 +477,8 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
                     .unwrap_or(120)
                     .max(1),
             ),
-            allow_env: pass_env,
+            pass_env,
+            sandbox,
             ..CommandOptions::default()
         },
     ));

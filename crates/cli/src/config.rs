@@ -17,9 +17,17 @@ pub struct AskDefaults {
     pub context_window: Option<usize>,
     pub max_steps: Option<usize>,
     pub command_timeout: Option<u64>,
-    /// Variables that commands may see although their names look like secrets.
+    /// Variables commands may see besides PATH, HOME, USER, LANG, LC_*, TERM, TMPDIR,
+    /// SHELL and PWD.
     #[serde(default)]
     pub pass_env: Vec<String>,
+    /// `"off"` runs commands unconfined (default `"on"`).
+    pub sandbox: Option<crate::ask::SandboxSwitch>,
+    /// Whether sandboxed commands may open network sockets.
+    pub allow_network: Option<bool>,
+    /// More directories sandboxed commands may write.
+    #[serde(default)]
+    pub sandbox_write: Vec<PathBuf>,
 }
 
 impl AskDefaults {
@@ -41,6 +49,11 @@ fn path() -> Option<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".config")))?;
     Some(base.join("mcursor").join("config.toml"))
+}
+
+/// Files of mcursor's own that commands must not read (the config may hold an API key).
+pub fn hidden_files() -> Vec<PathBuf> {
+    path().into_iter().collect()
 }
 
 /// The defaults, or empty ones when there is no file. A file that exists but cannot be

@@ -9,6 +9,7 @@
 mod ask;
 mod config;
 mod render;
+mod sandbox;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -78,9 +79,32 @@ enum Command {
     /// Time symbol lookups through the index against rg, git grep and grep on this
     /// repository, with the lines each answer makes you read and grep's precision.
     Bench(BenchArgs),
+    /// The sandbox `ask` runs commands in: what this machine enforces, tried for real.
+    #[command(subcommand)]
+    Sandbox(SandboxCommand),
+    /// Run PROGRAM confined by POLICY (the agent's helper; not for direct use).
+    #[command(hide = true, name = "sandbox-exec")]
+    SandboxExec {
+        /// Stage 2, inside the new namespaces.
+        #[arg(long)]
+        inner: bool,
+        /// The policy, as JSON.
+        policy: String,
+        #[arg(last = true, required = true)]
+        program: Vec<std::ffi::OsString>,
+    },
     /// Tools for measuring and debugging mcursor itself.
     #[command(hide = true, subcommand)]
     Debug(DebugCommand),
+}
+
+#[derive(Subcommand)]
+enum SandboxCommand {
+    /// Report what the kernel supports, try every protection on a scratch workspace
+    /// (writes outside, .git/config, credentials, the agent's environment, sockets,
+    /// processes left behind), and list what this workspace protects and hides.
+    /// Exit 0 when commands run confined.
+    Doctor,
 }
 
 #[derive(Subcommand)]
@@ -101,6 +125,9 @@ enum DebugCommand {
         /// The source file.
         file: PathBuf,
     },
+    /// Try to open a TCP and a UDP socket; exit 0 when both are refused (the sandbox
+    /// doctor runs this inside the sandbox).
+    ProbeNetwork,
 }
 
 #[derive(Args)]
@@ -296,6 +323,16 @@ impl Found {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // The sandbox helper runs before anything else could start a thread.
+    if let Command::SandboxExec {
+        inner,
+        policy,
+        program,
+    } = &cli.command
+    {
+        let code = mcursor_sandbox::exec_main(policy, *inner, program);
+        return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
+    }
     match cli.color {
         ColorWhen::Auto => {}
         ColorWhen::Always => anstream::ColorChoice::Always.write_global(),
@@ -358,6 +395,19 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
             mcursor_mcp::serve_stdio(&cwd)?;
             Ok(Found::Some)
         }
+        Command::Sandbox(SandboxCommand::Doctor) => Ok(if sandbox::doctor(&cwd, out)? {
+            Found::Some
+        } else {
+            Found::None
+        }),
+        Command::SandboxExec { .. } => {
+            anyhow::bail!("sandbox-exec runs before the other commands")
+        }
+        Command::Debug(DebugCommand::ProbeNetwork) => Ok(if sandbox::probe_network() {
+            Found::Some
+        } else {
+            Found::None
+        }),
         Command::Debug(DebugCommand::ParseOnly { path, threads }) => {
             let root = path.as_ref().map_or(cwd.clone(), |p| cwd.join(p));
             let mut options = BuildOptions::default();

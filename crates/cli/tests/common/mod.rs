@@ -97,3 +97,22 @@ pub fn source_files(root: &Path) -> Vec<PathBuf> {
     files.sort();
     files
 }
+
+/// Processes on this machine with an argument equal to `arg` (a command's PID inside
+/// the sandbox is its namespace's, so tests find leftovers by a unique argument).
+pub fn processes_with_arg(arg: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|cmdline| cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()))
+        .count()
+}
