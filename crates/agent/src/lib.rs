@@ -24,8 +24,8 @@ pub use files::{LIST_MAX_ENTRIES, READ_MAX_BYTES, READ_MAX_LINES};
 pub use index_tools::IndexTools;
 pub use mcursor_llm::ToolSpec;
 pub use session::{
-    AgentError, AgentEvent, AgentOptions, Approval, ApprovalRequest, Decision, Session, Stop,
-    TurnOutcome, estimate_tokens,
+    AgentError, AgentEvent, AgentOptions, Approval, ApprovalRequest, Decision, Person, Session,
+    Stop, TurnOutcome, estimate_tokens,
 };
 pub use shell::{
     CommandOptions, PASSED_ENV, Sandbox, command_env, execute_command, execute_command_spec,

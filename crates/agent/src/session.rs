@@ -17,15 +17,21 @@ use tokio::sync::watch;
 
 use crate::{ToolOutcome, Toolbox, mutates};
 
+/// Someone who answers approval requests (a terminal prompt).
+pub type Person = Arc<dyn Fn(&ApprovalRequest) -> Decision + Send + Sync>;
+
 /// How mutating tools are approved.
-#[derive(Clone)]
-pub enum Approval {
-    /// `--yes`: everything runs.
-    Always,
-    /// Ask someone (a terminal prompt); the answer may allow a tool for the session.
-    Ask(Arc<dyn Fn(&ApprovalRequest) -> Decision + Send + Sync>),
-    /// No terminal and no `--yes`: mutating tools are refused, and the model told why.
-    Refuse,
+#[derive(Clone, Default)]
+pub struct Approval {
+    /// `--yes`: ordinary mutating calls run without asking.
+    pub auto: bool,
+    /// Who to ask, when there is a terminal; without one (and without `auto`) mutating
+    /// calls are refused and the model is told why.
+    pub person: Option<Person>,
+    /// `--allow-protected-writes`: writes to protected paths (`.git/`, `.env`, ...) need
+    /// no person either. Without it they are always asked, never covered by `auto` or
+    /// "always this session".
+    pub protected_writes: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -33,6 +39,9 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// The call's arguments as the model sent them.
     pub arguments: String,
+    /// Why the call needs a person's explicit yes (a protected path), when it does:
+    /// "always this session" is not offered then.
+    pub protected: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +73,7 @@ impl Default for AgentOptions {
     fn default() -> Self {
         AgentOptions {
             max_steps: 30,
-            approval: Approval::Refuse,
+            approval: Approval::default(),
             context_window: 64_000,
             compact_at: 0.7,
             keep_recent: 4,
@@ -457,27 +466,46 @@ impl Session {
             ),
             is_error: true,
         };
-        match &self.options.approval {
-            Approval::Always => Ok(()),
-            Approval::Refuse => Err(refused(&format!(
-                "{name} needs approval, and mcursor runs without a terminal and without --yes"
-            ))),
-            Approval::Ask(ask) => {
-                if self.allowed_for_session.contains(name) {
-                    return Ok(());
-                }
-                match ask(&ApprovalRequest {
-                    tool: name.clone(),
-                    arguments: call.function.arguments.clone(),
-                }) {
-                    Decision::Yes => Ok(()),
-                    Decision::AlwaysThisSession => {
-                        self.allowed_for_session.insert(name.clone());
-                        Ok(())
-                    }
-                    Decision::No => Err(refused(&format!("the user declined this {name} call"))),
-                }
+        let approval = &self.options.approval;
+        let protected = self.toolbox.protected_write(name, &call.function.arguments);
+        if let Some(why) = &protected {
+            if approval.protected_writes {
+                return Ok(());
             }
+            let Some(person) = &approval.person else {
+                return Err(refused(&format!(
+                    "{why}. Such a write needs a person's yes at the terminal (or mcursor run \
+                     with --allow-protected-writes); --yes does not cover it"
+                )));
+            };
+            return match person(&ApprovalRequest {
+                tool: name.clone(),
+                arguments: call.function.arguments.clone(),
+                protected: Some(why.clone()),
+            }) {
+                Decision::Yes | Decision::AlwaysThisSession => Ok(()),
+                Decision::No => Err(refused(&format!("the user declined this {name} call"))),
+            };
+        }
+        if approval.auto || self.allowed_for_session.contains(name) {
+            return Ok(());
+        }
+        let Some(person) = &approval.person else {
+            return Err(refused(&format!(
+                "{name} needs approval, and mcursor runs without a terminal and without --yes"
+            )));
+        };
+        match person(&ApprovalRequest {
+            tool: name.clone(),
+            arguments: call.function.arguments.clone(),
+            protected: None,
+        }) {
+            Decision::Yes => Ok(()),
+            Decision::AlwaysThisSession => {
+                self.allowed_for_session.insert(name.clone());
+                Ok(())
+            }
+            Decision::No => Err(refused(&format!("the user declined this {name} call"))),
         }
     }
 

@@ -34,6 +34,23 @@ impl Toolbox {
         &self.workspace
     }
 
+    /// Why a call writes where a person must say yes (a protected path such as
+    /// `.git/config`), or `None`. Commands are confined by the sandbox instead.
+    pub fn protected_write(&self, name: &str, arguments: &str) -> Option<String> {
+        if !crate::is_file_tool(name) || !crate::mutates(name) {
+            return None;
+        }
+        let args = parse_arguments(arguments).ok()?;
+        let path = self.workspace.resolve(args.get("path")?.as_str()?).ok()?;
+        let relative = path.strip_prefix(self.workspace.root()).ok()?;
+        let hooks = mcursor_sandbox::hooks_path(self.workspace.root());
+        let why = mcursor_sandbox::protected_reason(relative, hooks.as_deref())?;
+        Some(format!(
+            "{} is a protected path: {why}",
+            self.workspace.display(&path)
+        ))
+    }
+
     /// Every tool's schema, index tools first (the prompt asks the model to prefer them).
     pub fn specs(&self) -> Vec<ToolSpec> {
         let mut specs = index_tools::specs();

@@ -22,9 +22,14 @@ use crate::render;
 pub struct AskArgs {
     /// The request. Without one: an interactive session (/exit, /clear, /compact).
     question: Vec<String>,
-    /// Allow write_file, edit_file and execute_command without asking.
+    /// Allow write_file, edit_file and execute_command without asking (writes to
+    /// protected paths such as .git/ and .env are still asked).
     #[arg(long)]
     yes: bool,
+    /// Allow writes to protected paths (.git/, .mcursor/, .mcp.json, .cursor/, .vscode/,
+    /// .env*) without asking; only with a terminal otherwise.
+    #[arg(long)]
+    allow_protected_writes: bool,
     /// OpenAI-compatible endpoint, e.g. https://api.deepseek.com/v1 [env: MCURSOR_BASE_URL].
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
@@ -87,8 +92,13 @@ fn key_arguments(arguments: &str) -> String {
         let text = value
             .as_str()
             .map_or_else(|| value.to_string(), str::to_owned);
-        let text: String = text.chars().take(80).collect();
-        Some(format!("{k}={text}"))
+        let text = render::visible(&text).replace('\n', "\\n");
+        let total = text.chars().count();
+        let mut shown: String = text.chars().take(80).collect();
+        if total > 80 {
+            shown.push_str(&format!("…(+{} chars)", total - 80));
+        }
+        Some(format!("{k}={shown}"))
     })
     .collect::<Vec<_>>()
     .join(" ")
@@ -139,6 +149,28 @@ struct Terminal {
     arguments: Vec<(String, String)>,
     previewed: usize,
     text_open: bool,
+    output: Utf8Stream,
+}
+
+/// Bytes arriving in pieces, decoded as UTF-8 without splitting a character in two.
+#[derive(Default)]
+struct Utf8Stream {
+    pending: Vec<u8>,
+}
+
+impl Utf8Stream {
+    fn decode(&mut self, bytes: &[u8]) -> String {
+        self.pending.extend_from_slice(bytes);
+        let complete = match std::str::from_utf8(&self.pending) {
+            Ok(_) => self.pending.len(),
+            // An incomplete character at the end waits for the next piece.
+            Err(e) if e.error_len().is_none() => e.valid_up_to(),
+            Err(_) => self.pending.len(),
+        };
+        let text = String::from_utf8_lossy(&self.pending[..complete]).into_owned();
+        self.pending.drain(..complete);
+        text
+    }
 }
 
 impl Terminal {
@@ -147,6 +179,7 @@ impl Terminal {
             arguments: Vec::new(),
             previewed: 0,
             text_open: false,
+            output: Utf8Stream::default(),
         }
     }
 
@@ -182,7 +215,7 @@ impl Terminal {
                 }
             }
             AgentEvent::Model(Event::TextDelta(text)) => {
-                print!("{text}");
+                print!("{}", render::terminal_safe(&text));
                 let _ = std::io::stdout().flush();
                 self.text_open = true;
             }
@@ -204,8 +237,9 @@ impl Terminal {
                     if let Some(new) = content.get(self.previewed..).filter(|n| !n.is_empty()) {
                         let _ = write!(
                             err,
-                            "{}{new}{}",
+                            "{}{}{}",
                             render::DIM.render(),
+                            render::terminal_safe(new),
                             render::DIM.render_reset()
                         );
                         self.previewed = content.len();
@@ -223,9 +257,10 @@ impl Terminal {
                 self.end_preview();
                 let _ = writeln!(
                     err,
-                    "{}retry {attempt} in {:.1}s ({reason}); anything shown since the last step is discarded{}",
+                    "{}retry {attempt} in {:.1}s ({}); anything shown since the last step is discarded{}",
                     render::WARN.render(),
                     delay.as_secs_f64(),
+                    render::terminal_safe(&reason),
                     render::WARN.render_reset()
                 );
             }
@@ -243,7 +278,8 @@ impl Terminal {
                 );
             }
             AgentEvent::ToolOutput { bytes, .. } => {
-                let _ = err.write_all(&bytes);
+                let text = self.output.decode(&bytes);
+                let _ = err.write_all(render::terminal_safe(&text).as_bytes());
             }
             AgentEvent::ToolFinished {
                 name,
@@ -260,8 +296,9 @@ impl Terminal {
                 };
                 let _ = writeln!(
                     err,
-                    "  {}{mark} {summary} ({} bytes, {} ms){}",
+                    "  {}{mark} {} ({} bytes, {} ms){}",
                     style.render(),
+                    render::terminal_safe(&summary),
                     output.len(),
                     duration.as_millis(),
                     style.render_reset()
@@ -274,8 +311,13 @@ impl Terminal {
                             Some('-') => render::REMOVED,
                             _ => render::DIM,
                         };
-                        let _ =
-                            writeln!(err, "    {}{line}{}", style.render(), style.render_reset());
+                        let _ = writeln!(
+                            err,
+                            "    {}{}{}",
+                            style.render(),
+                            render::terminal_safe(line),
+                            style.render_reset()
+                        );
                     }
                 }
             }
@@ -341,26 +383,99 @@ fn print_json(value: &serde_json::Value) {
     let _ = out.flush();
 }
 
-/// A terminal prompt: yes, no, or always for this session.
+/// Lines and characters of one argument an approval prompt shows before "show all".
+const PROMPT_LINES: usize = 40;
+const PROMPT_CHARS: usize = 4_000;
+
+/// What a person approves: the tool, why it is protected (when it is), and every
+/// argument whole, with control characters visible. `full: false` cuts long values and
+/// says so; the person can ask for everything.
+fn approval_prompt(request: &ApprovalRequest, full: bool) -> (String, bool) {
+    let mut text = format!("allow {}?", request.tool);
+    if let Some(why) = &request.protected {
+        text.push_str(&format!(" ({})", render::visible(why)));
+    }
+    text.push('\n');
+    let mut cut = false;
+    match serde_json::from_str::<serde_json::Value>(&request.arguments) {
+        Ok(serde_json::Value::Object(map)) => {
+            for (key, value) in &map {
+                let raw = value
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned);
+                let shown = render::visible(&raw);
+                let lines: Vec<&str> = shown.split('\n').collect();
+                let mut body = String::new();
+                let mut chars = 0;
+                let mut kept = 0;
+                for line in &lines {
+                    if !full && (kept == PROMPT_LINES || chars + line.len() > PROMPT_CHARS) {
+                        break;
+                    }
+                    let line: String = if full {
+                        (*line).to_owned()
+                    } else {
+                        line.chars().take(PROMPT_CHARS - chars).collect()
+                    };
+                    chars += line.len();
+                    kept += 1;
+                    body.push_str(&format!("    │{line}\n"));
+                }
+                let left = shown.len().saturating_sub(chars + kept.saturating_sub(1));
+                if lines.len() == 1 && left == 0 {
+                    text.push_str(&format!("  {key}: {}\n", lines[0]));
+                } else {
+                    text.push_str(&format!("  {key}: ({} lines)\n{body}", lines.len()));
+                }
+                if left > 0 && !full {
+                    cut = true;
+                    text.push_str(&format!(
+                        "    … {} more lines, {left} more characters not shown: answer s to see everything\n",
+                        lines.len() - kept
+                    ));
+                }
+            }
+        }
+        _ => text.push_str(&format!(
+            "  arguments (not a JSON object): {}\n",
+            render::visible(&request.arguments)
+        )),
+    }
+    (text, cut)
+}
+
+/// A terminal prompt: yes, no, always for this session (not for protected paths), or
+/// show everything first.
 fn ask_on_terminal(request: &ApprovalRequest) -> Decision {
     let mut err = anstream::stderr();
-    let _ = write!(
-        err,
-        "{}allow {}{} {}? [y]es / [n]o / [a]lways this session: ",
-        render::WARN.render(),
-        request.tool,
-        render::WARN.render_reset(),
-        key_arguments(&request.arguments)
-    );
-    let _ = err.flush();
-    let mut line = String::new();
-    if std::io::stdin().lock().read_line(&mut line).is_err() {
-        return Decision::No;
-    }
-    match line.trim().to_ascii_lowercase().as_str() {
-        "y" | "yes" => Decision::Yes,
-        "a" | "always" => Decision::AlwaysThisSession,
-        _ => Decision::No,
+    let mut full = false;
+    loop {
+        let (text, cut) = approval_prompt(request, full);
+        let always = if request.protected.is_some() {
+            ""
+        } else {
+            " / [a]lways this session"
+        };
+        let show = if cut { " / [s]how everything" } else { "" };
+        let _ = write!(
+            err,
+            "{}{text}[y]es / [n]o{always}{show}: {}",
+            render::WARN.render(),
+            render::WARN.render_reset()
+        );
+        let _ = err.flush();
+        let mut line = String::new();
+        if std::io::stdin().lock().read_line(&mut line).is_err() {
+            return Decision::No;
+        }
+        match line.trim().to_ascii_lowercase().as_str() {
+            "y" | "yes" => return Decision::Yes,
+            "a" | "always" if request.protected.is_none() => {
+                return Decision::AlwaysThisSession;
+            }
+            "s" | "show" if cut => full = true,
+            _ => return Decision::No,
+        }
     }
 }
 
@@ -395,7 +510,7 @@ async fn turn(
             "stop": match outcome.stop { Stop::Answered => "answered", Stop::MaxSteps => "max_steps", Stop::Cancelled => "cancelled" },
         }));
     } else if outcome.stop != Stop::Answered {
-        render::message(&outcome.answer)?;
+        render::message(&render::terminal_safe(&outcome.answer))?;
     }
     Ok(outcome)
 }
@@ -483,12 +598,10 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         },
     ));
     let interactive_terminal = std::io::stdin().is_terminal();
-    let approval = if args.yes {
-        Approval::Always
-    } else if interactive_terminal {
-        Approval::Ask(Arc::new(ask_on_terminal))
-    } else {
-        Approval::Refuse
+    let approval = Approval {
+        auto: args.yes,
+        person: interactive_terminal.then(|| Arc::new(ask_on_terminal) as mcursor_agent::Person),
+        protected_writes: args.allow_protected_writes,
     };
     let options = AgentOptions {
         max_steps: args.max_steps.or(defaults.max_steps).unwrap_or(30).max(1),
@@ -548,7 +661,7 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
                 }
                 question => {
                     if let Err(e) = turn(&mut session, question, json_output, &cancel).await {
-                        render::message(&format!("error: {e:#}"))?;
+                        render::message(&render::terminal_safe(&format!("error: {e:#}")))?;
                     }
                 }
             }
@@ -577,5 +690,67 @@ mod tests {
             key_arguments(r#"{"path":"src/a.rs","content":"x"}"#),
             "path=src/a.rs"
         );
+    }
+
+    fn request(arguments: serde_json::Value, protected: Option<&str>) -> ApprovalRequest {
+        ApprovalRequest {
+            tool: "execute_command".into(),
+            arguments: arguments.to_string(),
+            protected: protected.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn approval_prompts_show_the_whole_call_with_controls_visible() {
+        let padded = format!("echo harmless{}; touch pwned", " ".repeat(80));
+        let (text, cut) = approval_prompt(&request(json!({ "command": padded }), None), false);
+        assert_eq!(
+            text,
+            "allow execute_command?\n  command: echo harmless⟨80 spaces⟩; touch pwned\n"
+        );
+        assert!(!cut);
+        let (text, _) = approval_prompt(
+            &request(json!({"command": "rm -rf ~\r\u{1b}[2Kecho hi"}), None),
+            false,
+        );
+        assert!(text.contains("rm -rf ~\\r\\x1b[2Kecho hi"), "{text}");
+        assert!(!text.contains('\r') && !text.contains('\u{1b}'));
+        // The one-line header is escaped and says it is cut.
+        let header = key_arguments(&json!({ "command": padded }).to_string());
+        assert_eq!(header, "command=echo harmless⟨80 spaces⟩; touch pwned");
+        let long = key_arguments(&json!({ "command": "x".repeat(100) }).to_string());
+        assert!(long.ends_with("x…(+20 chars)"), "{long}");
+        assert!(!key_arguments(r#"{"command":"a\rb"}"#).contains('\r'));
+    }
+
+    #[test]
+    fn long_arguments_are_cut_visibly_and_shown_on_request() {
+        let content: String = (1..=100).map(|i| format!("line {i}\n")).collect();
+        let call = request(
+            json!({"path": ".git/hooks/pre-commit", "content": content}),
+            Some(".git/hooks/pre-commit is a protected path: git runs hooks"),
+        );
+        let (short, cut) = approval_prompt(&call, false);
+        assert!(cut);
+        assert!(short.starts_with("allow execute_command? (.git/hooks/pre-commit is a protected path: git runs hooks)\n"), "{short}");
+        assert!(
+            short.contains("    │line 40\n") && !short.contains("line 41\n"),
+            "{short}"
+        );
+        assert!(short.contains("… 61 more lines"), "{short}");
+        let (full, cut) = approval_prompt(&call, true);
+        assert!(!cut && full.contains("    │line 100\n"), "{full}");
+    }
+
+    #[test]
+    fn output_pieces_never_split_a_character() {
+        let mut stream = Utf8Stream::default();
+        let bytes = "é€".as_bytes();
+        let mut text = String::new();
+        for byte in bytes {
+            text.push_str(&stream.decode(std::slice::from_ref(byte)));
+        }
+        assert_eq!(text, "é€");
+        assert_eq!(stream.decode(b"\xff!"), "\u{fffd}!");
     }
 }

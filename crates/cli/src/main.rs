@@ -347,11 +347,13 @@ fn main() -> ExitCode {
         (Err(e), _) if render::is_broken_pipe(&e) => ExitCode::SUCCESS,
         (Err(e), _) => {
             let mut stderr = anstream::stderr();
+            // Errors can quote a server's reply or a file's name: no raw control bytes.
             let _ = writeln!(
                 stderr,
-                "{}error:{} {e:#}",
+                "{}error:{} {}",
                 render::ERROR.render(),
-                render::ERROR.render_reset()
+                render::ERROR.render_reset(),
+                render::terminal_safe(&format!("{e:#}"))
             );
             ExitCode::from(2)
         }

@@ -414,3 +414,130 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
     }
     Ok(())
 }
+
+/// Text from the model, a command or a file, safe to print on a terminal: escape
+/// sequences (colors, cursor moves, OSC 52 clipboard writes, window titles) and other
+/// control characters are removed; newlines and tabs stay. A carriage return is removed
+/// too, so a line cannot be drawn over another.
+pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if !unsafe_char(c) {
+            out.push(c);
+            continue;
+        }
+        // What kind of sequence starts here (ESC x, or its one-character C1 form).
+        let introducer = match c {
+            '\u{1b}' => chars.next_if(|n| ('\u{40}'..='\u{5f}').contains(n)),
+            '\u{9b}' => Some('['),
+            '\u{9d}' => Some(']'),
+            '\u{90}' => Some('P'),
+            '\u{98}' => Some('X'),
+            '\u{9e}' => Some('^'),
+            '\u{9f}' => Some('_'),
+            _ => None,
+        };
+        match introducer {
+            // CSI: parameters, then one final byte.
+            Some('[') => {
+                for n in chars.by_ref() {
+                    if ('\u{40}'..='\u{7e}').contains(&n) {
+                        break;
+                    }
+                }
+            }
+            // Strings (OSC, DCS, SOS, PM, APC): up to BEL or ST.
+            Some(']' | 'P' | 'X' | '^' | '_') => {
+                while let Some(n) = chars.next() {
+                    if n == '\u{7}' || n == '\u{9c}' {
+                        break;
+                    }
+                    if n == '\u{1b}' {
+                        chars.next_if_eq(&'\\');
+                        break;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// Text a person must judge (an approval prompt): every control character shown as an
+/// escape (`\r`, `\x1b`), so nothing can redraw or hide what is asked; invisible
+/// characters that reorder or hide text (bidirectional overrides, zero-width ones) shown
+/// as `\u{...}`; long runs of spaces shown as a count. Newlines stay.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut spaces = 0usize;
+    let flush_spaces = |out: &mut String, spaces: &mut usize| {
+        if *spaces >= 16 {
+            out.push_str(&format!("⟨{spaces} spaces⟩"));
+        } else {
+            out.extend(std::iter::repeat_n(' ', *spaces));
+        }
+        *spaces = 0;
+    };
+    for c in text.chars() {
+        if c == ' ' {
+            spaces += 1;
+            continue;
+        }
+        flush_spaces(&mut out, &mut spaces);
+        match c {
+            '\n' => out.push('\n'),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            '\u{1b}' => out.push_str("\\x1b"),
+            c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
+            '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2069}'
+            | '\u{feff}' => out.push_str(&format!("\\u{{{:04x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    flush_spaces(&mut out, &mut spaces);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_safe_removes_sequences_and_keeps_text() {
+        assert_eq!(terminal_safe("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(terminal_safe("\u{1b}[31mred\u{1b}[0m"), "red");
+        assert_eq!(
+            terminal_safe("copy\u{1b}]52;c;cm0gLXJmIH4=\u{7}done"),
+            "copydone"
+        );
+        assert_eq!(terminal_safe("a\u{1b}]0;title\u{1b}\\b"), "ab");
+        assert_eq!(terminal_safe("ok\r\u{1b}[2Kfake"), "okfake");
+        assert_eq!(terminal_safe("c1\u{9b}2Jx"), "c1x");
+        assert_eq!(terminal_safe("bell\u{7}\u{8}"), "bell");
+        // A sequence cut at the end of a chunk loses its introducer; the rest is text.
+        assert_eq!(terminal_safe("tail\u{1b}"), "tail");
+    }
+
+    #[test]
+    fn visible_shows_what_would_hide() {
+        assert_eq!(
+            visible("echo harmless\r\u{1b}[2Kls"),
+            "echo harmless\\r\\x1b[2Kls"
+        );
+        assert_eq!(
+            visible(&format!("echo harmless{}; touch pwned", " ".repeat(80))),
+            "echo harmless⟨80 spaces⟩; touch pwned"
+        );
+        assert_eq!(visible("a  b\nc\td"), "a  b\nc\\td");
+        assert_eq!(visible("x\u{202e}y\u{200b}"), "x\\u{202e}y\\u{200b}");
+    }
+}

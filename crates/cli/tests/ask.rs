@@ -286,6 +286,90 @@ async fn without_a_terminal_or_yes_mutations_are_refused() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn protected_writes_are_never_covered_by_yes() {
+    let repo = fixture("rust-basic");
+    let root = repo.path();
+    std::fs::create_dir_all(root.join(".git/hooks")).expect("mkdir");
+    std::fs::write(root.join(".git/config"), "[core]\n").expect("write");
+    std::fs::write(root.join(".env"), "A=1\n").expect("write");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(".git/config", root.join("notes.txt")).expect("symlink");
+    let writes = [
+        (
+            "a",
+            "write_file",
+            r#"{"path":".git/config","content":"[core]\n\tfsmonitor = touch pwned\n"}"#,
+        ),
+        (
+            "b",
+            "write_file",
+            r#"{"path":".git/hooks/pre-commit","content":"touch pwned"}"#,
+        ),
+        (
+            "c",
+            "edit_file",
+            r#"{"path":".env","old_text":"A=1","new_text":"A=2"}"#,
+        ),
+        ("d", "write_file", r#"{"path":".mcp.json","content":"{}"}"#),
+        (
+            "e",
+            "write_file",
+            r#"{"path":".vscode/tasks.json","content":"{}"}"#,
+        ),
+        ("f", "write_file", r#"{"path":"notes.txt","content":"x"}"#),
+        ("g", "write_file", r#"{"path":"src/ok.rs","content":"x"}"#),
+    ];
+    let server = ScriptedServer::start(vec![calls(&writes), answer("done")]).await;
+    let output = ask(root, &server, &["--yes", "write them"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let results = tool_results(&server.requests()[1]);
+    assert_eq!(results.len(), 7);
+    for (id, text) in &results[..6] {
+        assert!(
+            text.starts_with("refused:")
+                && text.contains("is a protected path")
+                && text.contains("--allow-protected-writes"),
+            "{id}: {text}"
+        );
+    }
+    assert!(results[0].1.contains("fsmonitor"), "{}", results[0].1);
+    assert!(results[5].1.contains(".git/config"), "{}", results[5].1);
+    assert!(!results[6].1.starts_with("refused"), "{}", results[6].1);
+    assert_eq!(
+        std::fs::read_to_string(root.join(".git/config")).expect("read"),
+        "[core]\n"
+    );
+    assert!(!root.join(".git/hooks/pre-commit").exists());
+    assert!(!root.join(".mcp.json").exists() && !root.join(".vscode").exists());
+
+    // The explicit flag allows them.
+    let server = ScriptedServer::start(vec![calls(&writes[2..3]), answer("done")]).await;
+    let output = ask(
+        root,
+        &server,
+        &["--yes", "--allow-protected-writes", "edit .env"],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(root.join(".env")).expect("read"),
+        "A=2\n"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn terminal_control_sequences_in_model_text_never_reach_the_terminal() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![answer(
+        "safe\u{1b}]52;c;cm0gLXJmIH4=\u{7} text\r\u{1b}[2Kfake",
+    )])
+    .await;
+    let output = ask(repo.path(), &server, &["hi"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(stdout(&output), "safe textfake\n");
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_command_that_never_ends_is_killed_on_timeout() {
     let repo = fixture("rust-basic");
     let server = ScriptedServer::start(vec![

@@ -88,6 +88,9 @@ pub fn protected_reason(rel: &Path, hooks_path: Option<&Path>) -> Option<&'stati
     if hooks_path.is_some_and(|hooks| rel.starts_with(hooks)) {
         return Some(HOOKS_PATH_WHY);
     }
+    // Case-insensitive file systems (macOS, Windows) open `.GIT/config` as `.git/config`.
+    let lower = PathBuf::from(rel.to_string_lossy().to_ascii_lowercase());
+    let rel = lower.as_path();
     PROTECTED.iter().find_map(|row| {
         let hit = match row.pattern {
             Pattern::Path(path) => rel.starts_with(path),
@@ -266,6 +269,7 @@ mod tests {
         assert!(why(".mcp.json").is_some());
         assert!(why(".env").is_some() && why("api/.env.local").is_some());
         assert!(why(".envrc").is_some());
+        assert!(why(".GIT/Config").is_some_and(|w| w.contains("fsmonitor")));
         assert!(why(".husky/pre-commit").is_some_and(|w| w.contains("hooksPath")));
         assert_eq!(why("src/environment.rs"), None);
         assert_eq!(why(".gitignore"), None);
