@@ -39,19 +39,94 @@ fn io_error(ws: &Workspace, path: &Path, error: std::io::Error) -> ToolError {
     }
 }
 
-fn read_text(ws: &Workspace, path: &Path) -> Result<String, ToolError> {
-    if path.is_dir() {
+/// The largest file `edit_file` loads (it needs the whole text); bigger ones are
+/// refused with a hint.
+pub const EDIT_MAX_BYTES: u64 = 8 * 1024 * 1024;
+
+/// `path` opened for reading if it is a regular file: a directory, FIFO, device or
+/// socket is refused before anything blocks or streams forever.
+fn open_regular(ws: &Workspace, path: &Path) -> Result<std::fs::File, ToolError> {
+    let meta = std::fs::metadata(path).map_err(|e| io_error(ws, path, e))?;
+    if meta.is_dir() {
         return Err(ToolError::BadArguments(format!(
             "{} is a directory; use list_directory",
             ws.display(path)
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| io_error(ws, path, e))?;
+    mcursor_index::walk::open_regular(path).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidInput => ToolError::BadArguments(format!(
+            "{} is not a regular file (a FIFO, device or socket); only regular files are read",
+            ws.display(path)
+        )),
+        _ => io_error(ws, path, e),
+    })
+}
+
+fn read_text(ws: &Workspace, path: &Path) -> Result<String, ToolError> {
+    let file = open_regular(ws, path)?;
+    let size = file.metadata().map_err(|e| io_error(ws, path, e))?.len();
+    if size > EDIT_MAX_BYTES {
+        return Err(ToolError::BadArguments(format!(
+            "{} has {size} bytes; edit_file edits files up to {EDIT_MAX_BYTES} bytes (use a command such as sed for larger ones)",
+            ws.display(path)
+        )));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, EDIT_MAX_BYTES + 1),
+        &mut bytes,
+    )
+    .map_err(|e| io_error(ws, path, e))?;
     if bytes.iter().take(8192).any(|b| *b == 0) {
         return Err(ToolError::Binary(ws.display(path)));
     }
     Ok(String::from_utf8(bytes)
         .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+}
+
+/// Bytes `read_file` reads past the lines it returns to count the file's lines; beyond
+/// that the total is given as a lower bound.
+const COUNT_AHEAD_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Lines of a reader, each cut to a budget in memory however long it is.
+struct Lines<R> {
+    reader: std::io::BufReader<R>,
+    consumed: u64,
+}
+
+impl<R: std::io::Read> Lines<R> {
+    /// The next line without its end, at most `keep` bytes of it in `line`; `None` at
+    /// the end. Returns whether the line was cut.
+    fn next_line(&mut self, keep: usize, line: &mut Vec<u8>) -> std::io::Result<Option<bool>> {
+        use std::io::BufRead;
+        line.clear();
+        let mut cut = false;
+        let mut any = false;
+        loop {
+            let chunk = self.reader.fill_buf()?;
+            if chunk.is_empty() {
+                return Ok(any.then_some(cut));
+            }
+            any = true;
+            let (piece, used, done) = match memchr::memchr(b'\n', chunk) {
+                Some(end) => (&chunk[..end], end + 1, true),
+                None => (chunk, chunk.len(), false),
+            };
+            let room = keep.saturating_sub(line.len());
+            if piece.len() > room {
+                cut = true;
+            }
+            line.extend_from_slice(&piece[..piece.len().min(room)]);
+            self.reader.consume(used);
+            self.consumed += used as u64;
+            if done {
+                if line.last() == Some(&b'\r') && !cut {
+                    line.pop();
+                }
+                return Ok(Some(cut));
+            }
+        }
+    }
 }
 
 /// Writes through a temporary file in the same directory, renamed into place: a killed
@@ -96,51 +171,96 @@ pub fn read_file(ws: &Workspace, args: &Value) -> Result<String, ToolError> {
     let path = ws.resolve(string_arg(args, "path")?)?;
     let start = optional_number(args, "start_line")?.unwrap_or(1).max(1);
     let end = optional_number(args, "end_line")?;
-    let text = read_text(ws, &path)?;
-    let total = text.lines().count();
+    let file = open_regular(ws, &path)?;
+    let size = file.metadata().map_err(|e| io_error(ws, &path, e))?.len();
     let shown = ws.display(&path);
-    if total == 0 {
+    let mut lines = Lines {
+        reader: std::io::BufReader::with_capacity(64 * 1024, file),
+        consumed: 0,
+    };
+    {
+        use std::io::BufRead;
+        let head = lines
+            .reader
+            .fill_buf()
+            .map_err(|e| io_error(ws, &path, e))?;
+        if head.iter().take(8192).any(|b| *b == 0) {
+            return Err(ToolError::Binary(shown));
+        }
+    }
+    let wanted_last = end.unwrap_or(usize::MAX).max(start);
+    let mut out = String::new();
+    let mut line = Vec::new();
+    let mut number = 0usize;
+    let mut last_shown = 0usize;
+    let mut window_full = false;
+    let mut counted_to_end = true;
+    let mut window_end_offset = 0u64;
+    loop {
+        let in_window = number + 1 >= start && number < wanted_last && !window_full;
+        let keep = if in_window { READ_MAX_BYTES } else { 0 };
+        let Some(cut) = lines
+            .next_line(keep, &mut line)
+            .map_err(|e| io_error(ws, &path, e))?
+        else {
+            break;
+        };
+        number += 1;
+        if in_window {
+            let text = String::from_utf8_lossy(&line);
+            let shown_lines = number - start;
+            if shown_lines >= READ_MAX_LINES
+                || (last_shown >= start && out.len() + text.len() > READ_MAX_BYTES)
+            {
+                window_full = true;
+                window_end_offset = lines.consumed;
+            } else if cut || out.len() + text.len() > READ_MAX_BYTES {
+                // One line longer than the budget: its start, and the note.
+                let mut end = READ_MAX_BYTES.saturating_sub(out.len()).min(text.len());
+                while !text.is_char_boundary(end) {
+                    end -= 1;
+                }
+                let _ = writeln!(
+                    out,
+                    "{number:>6}│{}… (line cut at {end} bytes)",
+                    &text[..end]
+                );
+                last_shown = number;
+                window_full = true;
+                window_end_offset = lines.consumed;
+            } else {
+                let _ = writeln!(out, "{number:>6}│{text}");
+                last_shown = number;
+            }
+        } else if number >= wanted_last || window_full {
+            if window_end_offset == 0 {
+                window_end_offset = lines.consumed;
+            }
+            // Counting the rest: bounded, so a huge file does not cost a full read.
+            if lines.consumed - window_end_offset > COUNT_AHEAD_BYTES {
+                counted_to_end = false;
+                break;
+            }
+        }
+    }
+    let total = if counted_to_end {
+        number.to_string()
+    } else {
+        format!("at least {number} (the file has {size} bytes)")
+    };
+    if number == 0 {
         return Ok(format!("{shown} is empty"));
     }
-    if start > total {
+    if start > number && counted_to_end {
         return Err(ToolError::BadArguments(format!(
-            "{shown} has {total} lines; start_line {start} is past the end"
+            "{shown} has {number} lines; start_line {start} is past the end"
         )));
     }
-    let last_wanted = end.unwrap_or(total).clamp(start, total);
-    let mut out = String::new();
-    let mut last_shown = start - 1;
-    for (number, line) in text
-        .lines()
-        .enumerate()
-        .skip(start - 1)
-        .take(last_wanted - start + 1)
-    {
-        if number + 1 - start >= READ_MAX_LINES || out.len() + line.len() > READ_MAX_BYTES {
-            break;
-        }
-        let _ = writeln!(out, "{:>6}│{line}", number + 1);
-        last_shown = number + 1;
-    }
-    if last_shown < start {
-        // A single line longer than the byte budget: show its start.
-        let line = text.lines().nth(start - 1).unwrap_or_default();
-        let cut = line
-            .char_indices()
-            .map(|(i, _)| i)
-            .take_while(|i| *i <= READ_MAX_BYTES)
-            .last()
-            .unwrap_or(0);
-        let _ = writeln!(
-            out,
-            "{start:>6}│{}… (line cut at {} bytes)",
-            &line[..cut],
-            cut
-        );
-        last_shown = start;
-    }
     let mut header = format!("{shown}: lines {start}-{last_shown} of {total}");
-    if last_shown < last_wanted {
+    let more_wanted = end.map_or(number > last_shown || !counted_to_end, |e| {
+        e > last_shown && (number > last_shown || !counted_to_end)
+    });
+    if more_wanted {
         let _ = write!(
             header,
             " (more follow: read_file with start_line={})",

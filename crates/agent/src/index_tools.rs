@@ -291,5 +291,18 @@ mod tests {
             tools.run("find_symbol", &json!({"name": 3})),
             Err(ToolError::BadArguments(_))
         ));
+        // A huge query is refused at once instead of costing seconds and memory.
+        let started = std::time::Instant::now();
+        let huge = tools.run("search_code", &json!({"query": "a ".repeat(50_000)}));
+        assert!(
+            matches!(&huge, Err(ToolError::Index(m)) if m.contains("at most 4096")),
+            "{huge:?}"
+        );
+        let many = tools.run("search_code", &json!({"query": "word ".repeat(40)}));
+        assert!(
+            matches!(&many, Err(ToolError::Index(m)) if m.contains("40 words")),
+            "{many:?}"
+        );
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
     }
 }

@@ -276,6 +276,83 @@ mod tests {
         assert_eq!(missing.text, "error: no such file or directory: nope.rs");
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn read_file_refuses_what_is_not_a_regular_file_at_once() {
+        let (dir, ws) = workspace();
+        let fifo = dir.path().join("pipe");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let started = std::time::Instant::now();
+        let read = run(&ws, "read_file", serde_json::json!({"path": "pipe"}));
+        assert!(
+            read.is_error && read.text.contains("not a regular file"),
+            "{}",
+            read.text
+        );
+        let edit = run(
+            &ws,
+            "edit_file",
+            serde_json::json!({"path": "pipe", "old_text": "a", "new_text": "b"}),
+        );
+        assert!(edit.is_error && edit.text.contains("not a regular file"));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+
+    #[test]
+    fn read_file_reads_huge_files_in_bounded_work() {
+        let (dir, ws) = workspace();
+        // 40 MB of short lines: lines are counted only 16 MiB past the window.
+        let line = "0123456789abcdef0123456789abcdef0123456789\n";
+        let big = dir.path().join("big.log");
+        let mut file = std::io::BufWriter::new(std::fs::File::create(&big).expect("create"));
+        for _ in 0..(40_000_000 / line.len()) {
+            std::io::Write::write_all(&mut file, line.as_bytes()).expect("write");
+        }
+        drop(file);
+        let read = run(&ws, "read_file", serde_json::json!({"path": "big.log"}));
+        assert!(!read.is_error, "{}", read.text);
+        let header = read.text.lines().next().unwrap_or_default();
+        assert!(
+            header.starts_with("big.log: lines 1-400 of at least ")
+                && header.contains(&format!(
+                    "(the file has {} bytes)",
+                    (40_000_000 / line.len()) * line.len()
+                ))
+                && header.ends_with("(more follow: read_file with start_line=401)"),
+            "{header}"
+        );
+        // One 20 MB line: its start, cut, and never held whole.
+        std::fs::write(dir.path().join("one.min.js"), "y".repeat(20_000_000)).expect("write");
+        let one = run(&ws, "read_file", serde_json::json!({"path": "one.min.js"}));
+        assert!(one.text.contains("line cut at"), "{}", &one.text[..200]);
+        assert!(one.text.len() < READ_MAX_BYTES + 200);
+        // A sparse 2 GB file is refused as binary after reading its first block.
+        let sparse = std::fs::File::create(dir.path().join("sparse.img")).expect("create");
+        sparse.set_len(2 << 30).expect("set_len");
+        let refused = run(&ws, "read_file", serde_json::json!({"path": "sparse.img"}));
+        assert!(
+            refused.is_error && refused.text.contains("binary"),
+            "{}",
+            refused.text
+        );
+        // A window deep in the file still comes back.
+        let deep = run(
+            &ws,
+            "read_file",
+            serde_json::json!({"path": "big.log", "start_line": 900_000, "end_line": 900_001}),
+        );
+        assert!(
+            deep.text
+                .starts_with("big.log: lines 900000-900001 of 930232\n"),
+            "{}",
+            deep.text
+        );
+    }
+
     #[test]
     fn write_file_creates_parents_and_stays_inside() {
         let (dir, ws) = workspace();

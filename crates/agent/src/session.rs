@@ -9,6 +9,7 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use mcursor_llm::{ChatRequest, Client, Event, LlmError, Message, ToolCall, ToolSpec};
@@ -127,6 +128,22 @@ pub struct TurnOutcome {
     pub stop: Stop,
 }
 
+/// Tool calls one model message may make; the rest are answered with an error.
+pub const MAX_CALLS_PER_MESSAGE: usize = 24;
+/// Sub-agents (`task` calls) running at once; the others wait their turn.
+pub const MAX_SUBAGENTS_AT_ONCE: usize = 4;
+/// The largest arguments of a call that carries file content (`write_file`,
+/// `edit_file`), and of any other call.
+pub const MAX_CONTENT_ARGUMENTS: usize = 1024 * 1024;
+pub const MAX_OTHER_ARGUMENTS: usize = 16 * 1024;
+
+fn argument_limit(tool: &str) -> usize {
+    match tool {
+        "write_file" | "edit_file" => MAX_CONTENT_ARGUMENTS,
+        _ => MAX_OTHER_ARGUMENTS,
+    }
+}
+
 const SYSTEM_PROMPT: &str = "You are mcursor, a coding agent working in a repository on the user's machine. \
 Answer the user's request by using the tools, then reply with a concise answer that cites paths and line numbers.\n\
 Rules:\n\
@@ -173,6 +190,45 @@ pub fn estimate_tokens(messages: &[Message]) -> usize {
         / 4
 }
 
+/// A message's calls as they may run: at most [`MAX_CALLS_PER_MESSAGE`], arguments
+/// within [`argument_limit`]. Returns the calls to keep in the conversation (oversized
+/// arguments replaced by a note) and, by position, why a call must not run.
+fn bounded_calls(calls: &[ToolCall]) -> (Vec<ToolCall>, Vec<Option<String>>) {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(position, call)| {
+            let size = call.function.arguments.len();
+            let limit = argument_limit(&call.function.name);
+            if size > limit {
+                let mut kept = call.clone();
+                kept.function.arguments =
+                    json!({ "omitted": format!("{size} bytes of arguments, over the limit") })
+                        .to_string();
+                let why = format!(
+                    "the arguments are {size} bytes; {} takes at most {limit} (write a large file in parts: write_file, then edit_file to append)",
+                    call.function.name
+                );
+                return (kept, Some(why));
+            }
+            if position >= MAX_CALLS_PER_MESSAGE {
+                let why = format!(
+                    "at most {MAX_CALLS_PER_MESSAGE} tool calls run per message; call it again in the next one"
+                );
+                return (call.clone(), Some(why));
+            }
+            (call.clone(), None)
+        })
+        .unzip()
+}
+
+fn capped(outcome: ToolOutcome, max: usize) -> ToolOutcome {
+    ToolOutcome {
+        text: cap(outcome.text, max),
+        is_error: outcome.is_error,
+    }
+}
+
 fn cap(text: String, max: usize) -> String {
     if text.len() <= max {
         return text;
@@ -197,6 +253,26 @@ fn one_line(text: &str) -> String {
     line
 }
 
+/// Model requests a turn may still make, shared with its sub-agents: a `task` spends
+/// the same `--max-steps` as its parent.
+#[derive(Clone)]
+struct StepBudget(Arc<AtomicUsize>);
+
+impl StepBudget {
+    fn new(steps: usize) -> Self {
+        StepBudget(Arc::new(AtomicUsize::new(steps)))
+    }
+
+    /// Takes one step; false when none is left.
+    fn take(&self) -> bool {
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |left| {
+                left.checked_sub(1)
+            })
+            .is_ok()
+    }
+}
+
 /// A conversation with the model; one `ask` is one turn.
 pub struct Session {
     client: Client,
@@ -205,6 +281,9 @@ pub struct Session {
     messages: Vec<Message>,
     allowed_for_session: HashSet<String>,
     read_only: bool,
+    /// The running turn's step budget (a sub-agent gets its parent's).
+    budget: Option<StepBudget>,
+    subagents: Arc<tokio::sync::Semaphore>,
 }
 
 impl Session {
@@ -218,6 +297,8 @@ impl Session {
             }],
             allowed_for_session: HashSet::new(),
             read_only: false,
+            budget: None,
+            subagents: Arc::new(tokio::sync::Semaphore::new(MAX_SUBAGENTS_AT_ONCE)),
         }
     }
 
@@ -254,12 +335,30 @@ impl Session {
         self.messages.push(Message::User {
             content: question.to_owned(),
         });
+        // A sub-agent arrives with its parent's budget; a top-level turn starts one.
+        let budget = self
+            .budget
+            .get_or_insert_with(|| StepBudget::new(self.options.max_steps))
+            .clone();
+        let outcome = self.turn(events, &cancel, &budget).await;
+        if !self.read_only {
+            self.budget = None;
+        }
+        outcome
+    }
+
+    async fn turn(
+        &mut self,
+        events: &mut (dyn FnMut(AgentEvent) + Send),
+        cancel: &watch::Receiver<bool>,
+        budget: &StepBudget,
+    ) -> Result<TurnOutcome, AgentError> {
         let mut steps = 0;
         loop {
             if *cancel.borrow() {
                 return Ok(self.stopped(Stop::Cancelled, steps));
             }
-            if steps >= self.options.max_steps {
+            if steps >= self.options.max_steps || !budget.take() {
                 return Ok(self.stopped(Stop::MaxSteps, steps));
             }
             self.compact_if_needed(events).await?;
@@ -279,23 +378,29 @@ impl Session {
             let Some(completion) = completion else {
                 return Ok(self.stopped(Stop::Cancelled, steps));
             };
-            self.messages.push(completion.message());
             if completion.tool_calls.is_empty() {
+                self.messages.push(completion.message());
                 return Ok(TurnOutcome {
                     answer: completion.content.unwrap_or_default(),
                     steps,
                     stop: Stop::Answered,
                 });
             }
-            self.run_calls(&completion.tool_calls, events, &cancel)
-                .await;
+            let (calls, refused) = bounded_calls(&completion.tool_calls);
+            // What is kept in the conversation (and sent again with every request) is the
+            // bounded form: an oversized argument is not carried along.
+            self.messages.push(Message::Assistant {
+                content: completion.content.clone(),
+                tool_calls: calls.clone(),
+            });
+            self.run_calls(&calls, &refused, events, cancel).await;
         }
     }
 
     fn stopped(&mut self, stop: Stop, steps: usize) -> TurnOutcome {
         let answer = match stop {
             Stop::MaxSteps => format!(
-                "Stopped after {steps} steps without a final answer (the limit; raise it with --max-steps)."
+                "Stopped after {steps} steps without a final answer (the limit, which counts sub-agents' steps too; raise it with --max-steps)."
             ),
             Stop::Cancelled => "Interrupted.".to_owned(),
             Stop::Answered => String::new(),
@@ -314,15 +419,43 @@ impl Session {
     }
 
     /// Runs a message's tool calls: neighbouring read-only calls together, others alone.
+    /// `refused` holds the answer of each call that must not run (too many calls, too
+    /// large arguments), by position.
     async fn run_calls(
         &mut self,
         calls: &[ToolCall],
+        refused: &[Option<String>],
         events: &mut (dyn FnMut(AgentEvent) + Send),
         cancel: &watch::Receiver<bool>,
     ) {
+        // All results of one message share half of the window.
+        let share = (self.options.context_window * 4 / 2 / calls.len().max(1))
+            .clamp(1024, self.options.max_tool_result);
         let mut index = 0;
         while index < calls.len() {
             let call = &calls[index];
+            if let Some(why) = &refused[index] {
+                events(AgentEvent::ToolStarted {
+                    id: call.id.clone(),
+                    name: call.function.name.clone(),
+                    arguments: call.function.arguments.clone(),
+                });
+                let outcome = ToolOutcome {
+                    text: format!("error: not run: {why}"),
+                    is_error: true,
+                };
+                events(AgentEvent::ToolFinished {
+                    id: call.id.clone(),
+                    name: call.function.name.clone(),
+                    summary: one_line(&outcome.text),
+                    output: outcome.text.clone(),
+                    is_error: true,
+                    duration: Duration::ZERO,
+                });
+                self.push_result(call, outcome);
+                index += 1;
+                continue;
+            }
             if *cancel.borrow() {
                 // Ctrl-C: the rest does not run, but every call still gets its result.
                 for call in &calls[index..] {
@@ -337,14 +470,15 @@ impl Session {
                 return;
             }
             if mutates(&call.function.name) {
-                let outcome = self.run_mutating(call, events, cancel).await;
+                let outcome = self.run_mutating(call, share, events, cancel).await;
                 self.push_result(call, outcome);
                 index += 1;
                 continue;
             }
             let end = calls[index..]
                 .iter()
-                .position(|c| mutates(&c.function.name))
+                .zip(&refused[index..])
+                .position(|(c, r)| mutates(&c.function.name) || r.is_some())
                 .map_or(calls.len(), |p| index + p);
             let group = &calls[index..end];
             for call in group {
@@ -355,11 +489,23 @@ impl Session {
                 });
             }
             let started = Instant::now();
-            let outcomes =
-                futures_util::future::join_all(group.iter().map(|call| self.run_read_only(call)))
-                    .await;
+            let mut cancelled = cancel.clone();
+            // Ctrl-C answers the group at once; the reads themselves are bounded, so what
+            // still runs in the background ends soon.
+            let outcomes = tokio::select! {
+                outcomes = futures_util::future::join_all(
+                    group.iter().map(|call| self.run_read_only(call, cancel)),
+                ) => outcomes,
+                _ = cancelled.wait_for(|c| *c) => group
+                    .iter()
+                    .map(|_| ToolOutcome {
+                        text: "not finished: the user interrupted the turn".into(),
+                        is_error: true,
+                    })
+                    .collect(),
+            };
             for (call, outcome) in group.iter().zip(outcomes) {
-                let outcome = self.capped(outcome);
+                let outcome = capped(outcome, share);
                 events(AgentEvent::ToolFinished {
                     id: call.id.clone(),
                     name: call.function.name.clone(),
@@ -374,7 +520,7 @@ impl Session {
         }
     }
 
-    async fn run_read_only(&self, call: &ToolCall) -> ToolOutcome {
+    async fn run_read_only(&self, call: &ToolCall, cancel: &watch::Receiver<bool>) -> ToolOutcome {
         if call.function.name == "task" {
             if self.read_only || !self.options.subagents {
                 // Not offered here; a model that calls it anyway must not recurse.
@@ -384,7 +530,7 @@ impl Session {
                     is_error: true,
                 };
             }
-            return self.run_subagent(call).await;
+            return self.run_subagent(call, cancel).await;
         }
         self.toolbox
             .call(
@@ -399,6 +545,7 @@ impl Session {
     async fn run_mutating(
         &mut self,
         call: &ToolCall,
+        share: usize,
         events: &mut (dyn FnMut(AgentEvent) + Send),
         cancel: &watch::Receiver<bool>,
     ) -> ToolOutcome {
@@ -431,7 +578,7 @@ impl Session {
                     .await
             }
         };
-        let outcome = self.capped(outcome);
+        let outcome = capped(outcome, share);
         events(AgentEvent::ToolFinished {
             id: call.id.clone(),
             name,
@@ -441,13 +588,6 @@ impl Session {
             duration: started.elapsed(),
         });
         outcome
-    }
-
-    fn capped(&self, outcome: ToolOutcome) -> ToolOutcome {
-        ToolOutcome {
-            text: cap(outcome.text, self.options.max_tool_result),
-            is_error: outcome.is_error,
-        }
     }
 
     fn approve(&mut self, call: &ToolCall) -> Result<(), ToolOutcome> {
@@ -517,7 +657,9 @@ impl Session {
     }
 
     /// A fresh read-only session answers the task's prompt; only its answer comes back.
-    async fn run_subagent(&self, call: &ToolCall) -> ToolOutcome {
+    /// It spends the parent's step budget, and at most [`MAX_SUBAGENTS_AT_ONCE`] run at
+    /// once.
+    async fn run_subagent(&self, call: &ToolCall, cancel: &watch::Receiver<bool>) -> ToolOutcome {
         let prompt = serde_json::from_str::<serde_json::Value>(&call.function.arguments)
             .ok()
             .and_then(|v| v.get("prompt").and_then(|p| p.as_str()).map(str::to_owned));
@@ -537,8 +679,14 @@ impl Session {
             },
         );
         sub.read_only = true;
-        let (_keep, never) = watch::channel(false);
-        match Box::pin(sub.ask(&prompt, &mut |_| {}, never)).await {
+        sub.budget = self.budget.clone();
+        let Ok(_slot) = self.subagents.acquire().await else {
+            return ToolOutcome {
+                text: "error: the sub-agent could not start".into(),
+                is_error: true,
+            };
+        };
+        match Box::pin(sub.ask(&prompt, &mut |_| {}, cancel.clone())).await {
             Ok(outcome) => ToolOutcome {
                 text: outcome.answer,
                 is_error: outcome.stop != Stop::Answered,

@@ -627,7 +627,12 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
                 "implemented by: {}",
                 implementations
                     .iter()
-                    .map(|i| format!("{} ({}:{})", i.qualified_name, i.path, i.line))
+                    .map(|i| format!(
+                        "{} ({}:{})",
+                        i.qualified_name,
+                        mcursor_index::answers::escape_controls(&i.path),
+                        i.line
+                    ))
                     .collect::<Vec<_>>()
                     .join(", ")
             ))?;
@@ -638,7 +643,11 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
                 args.target,
                 targets
                     .iter()
-                    .map(|t| format!("{}:{}", t.path, t.line))
+                    .map(|t| format!(
+                        "{}:{}",
+                        mcursor_index::answers::escape_controls(&t.path),
+                        t.line
+                    ))
                     .collect::<Vec<_>>()
                     .join(", ")
             ))?;

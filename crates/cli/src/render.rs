@@ -5,6 +5,7 @@ use std::io::{BufWriter, Write};
 
 use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressStyle};
+use mcursor_index::answers::escape_controls;
 use mcursor_index::{BuildSummary, CallEdge, RefHit, SearchHit, Status, SymbolHit, WatchEvent};
 
 pub const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -64,7 +65,12 @@ fn paint(style: Style, text: impl std::fmt::Display) -> String {
 }
 
 fn location(path: &str, line: u32, column: u32) -> String {
-    format!("{}:{}:{}", paint(PATH, path), paint(LINE, line), column)
+    format!(
+        "{}:{}:{}",
+        paint(PATH, escape_controls(path)),
+        paint(LINE, line),
+        column
+    )
 }
 
 pub fn is_broken_pipe(error: &anyhow::Error) -> bool {
@@ -114,8 +120,8 @@ pub fn symbol(out: &mut Out, hit: &SymbolHit) -> anyhow::Result<()> {
         "{}: {} {}  {}",
         location(&hit.path, hit.line, hit.column),
         paint(KIND, hit.kind),
-        paint(NAME, &hit.qualified_name),
-        paint(DIM, &hit.signature)
+        paint(NAME, escape_controls(&hit.qualified_name)),
+        paint(DIM, terminal_safe(&hit.signature))
     )?;
     Ok(())
 }
@@ -144,8 +150,8 @@ pub fn reference(out: &mut Out, hit: &RefHit, show_target: bool) -> anyhow::Resu
         out.stream,
         "{}: {}  {}",
         location(&hit.path, hit.line, hit.column),
-        hit.text,
-        paint(DIM, format!("[{note}]"))
+        terminal_safe(&hit.text),
+        paint(DIM, format!("[{}]", escape_controls(&note)))
     )?;
     Ok(())
 }
@@ -171,10 +177,10 @@ pub fn call_edge(out: &mut Out, edge: &CallEdge, callers: bool) -> anyhow::Resul
     writeln!(
         out.stream,
         "{indent}{}  {}",
-        paint(NAME, shown),
+        paint(NAME, escape_controls(shown)),
         paint(
             DIM,
-            format!("[{arrow} {other} at {site}{more}{confidence}]")
+            escape_controls(&format!("[{arrow} {other} at {site}{more}{confidence}]")).into_owned()
         )
     )?;
     Ok(())
@@ -184,9 +190,9 @@ pub fn search_hit(out: &mut Out, hit: &SearchHit) -> anyhow::Result<()> {
     writeln!(
         out.stream,
         "{}:{}: {}",
-        paint(PATH, &hit.path),
+        paint(PATH, escape_controls(&hit.path)),
         paint(LINE, hit.line),
-        hit.text
+        terminal_safe(&hit.text)
     )?;
     Ok(())
 }
@@ -273,13 +279,13 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         )?;
         for f in c.files.iter().take(10) {
             let change = match &f.from {
-                Some(from) => format!("renamed from {from}"),
+                Some(from) => format!("renamed from {}", escape_controls(from)),
                 None => format!("{:?}", f.change).to_lowercase(),
             };
             writeln!(
                 out.stream,
                 "  {}  {}",
-                paint(PATH, &f.path),
+                paint(PATH, escape_controls(&f.path)),
                 paint(DIM, &change)
             )?;
         }
@@ -323,7 +329,7 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
             writeln!(
                 out.stream,
                 "  {}  {}",
-                paint(PATH, &f.path),
+                paint(PATH, escape_controls(&f.path)),
                 paint(DIM, &f.reason)
             )?;
         }
@@ -342,7 +348,7 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         writeln!(
             out.stream,
             "{}: parse timed out; text search only",
-            paint(WARN, path)
+            paint(WARN, escape_controls(path))
         )?;
     }
     Ok(())
@@ -396,7 +402,13 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
         let renamed: Vec<String> = s
             .renamed
             .iter()
-            .map(|r| format!("{} (from {})", r.path, r.from.as_deref().unwrap_or("?")))
+            .map(|r| {
+                format!(
+                    "{} (from {})",
+                    escape_controls(&r.path),
+                    escape_controls(r.from.as_deref().unwrap_or("?"))
+                )
+            })
             .collect();
         for (label, paths) in [
             ("modified", &s.modified),
@@ -405,7 +417,11 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
             ("renamed", &renamed),
         ] {
             for p in paths.iter().take(20) {
-                writeln!(out.stream, "  {label:<8} {}", paint(PATH, p))?;
+                writeln!(
+                    out.stream,
+                    "  {label:<8} {}",
+                    paint(PATH, escape_controls(p))
+                )?;
             }
             if paths.len() > 20 {
                 writeln!(out.stream, "  {label:<8} ... and {} more", paths.len() - 20)?;

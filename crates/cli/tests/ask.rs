@@ -370,6 +370,76 @@ async fn terminal_control_sequences_in_model_text_never_reach_the_terminal() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn a_flood_of_calls_is_cut_to_the_limit_and_the_next_request_stays_small() {
+    let repo = fixture("rust-basic");
+    let ids: Vec<String> = (0..1000).map(|i| format!("c{i}")).collect();
+    let flood: Vec<(&str, &str, &str)> = ids
+        .iter()
+        .map(|id| (id.as_str(), "read_file", r#"{"path":"src/lib.rs"}"#))
+        .collect();
+    let huge = serde_json::json!({"path": "big.rs", "content": "x".repeat(2 << 20)}).to_string();
+    let server = ScriptedServer::start(vec![
+        calls(&flood),
+        calls(&[("w", "write_file", &huge)]),
+        answer("done"),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["--yes", "read everything"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let requests = server.requests();
+    let results = tool_results(&requests[1]);
+    assert_eq!(results.len(), 1000, "every call gets an answer");
+    let ran = results
+        .iter()
+        .filter(|(_, text)| !text.starts_with("error: not run"))
+        .count();
+    assert_eq!(ran, 24);
+    assert!(
+        results[999].1.contains("at most 24 tool calls"),
+        "{}",
+        results[999].1
+    );
+    // Every result of the message shares half the window (64k tokens by default).
+    let second = serde_json::to_string(&requests[1].body).expect("json");
+    assert!(second.len() < 400_000, "{} bytes", second.len());
+    // A 2 MiB argument is refused, and not sent again with the next request.
+    let third = serde_json::to_string(&requests[2].body).expect("json");
+    assert!(third.len() < second.len() + 20_000, "{} bytes", third.len());
+    let refused = tool_results(&requests[2]);
+    assert!(
+        refused.last().is_some_and(
+            |(_, t)| t.contains("the arguments are 2097") && t.contains("at most 1048576")
+        ),
+        "{refused:?}"
+    );
+    assert!(!repo.path().join("big.rs").exists());
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn sub_agents_spend_the_turns_step_budget() {
+    let repo = fixture("rust-basic");
+    let ids: Vec<String> = (0..200).map(|i| format!("t{i}")).collect();
+    let tasks: Vec<(&str, &str, &str)> = ids
+        .iter()
+        .map(|id| (id.as_str(), "task", r#"{"prompt":"look around"}"#))
+        .collect();
+    let mut script = vec![calls(&tasks)];
+    // Each sub-agent asks for a directory listing forever, if it is allowed to.
+    for _ in 0..60 {
+        script.push(calls(&[("l", "list_directory", "{}")]));
+    }
+    let server = ScriptedServer::start(script).await;
+    let output = ask(repo.path(), &server, &["--max-steps", "8", "explore"]).await;
+    let requests = server.requests();
+    assert!(requests.len() <= 8, "{} model requests", requests.len());
+    assert!(
+        stderr(&output).contains("counts sub-agents' steps too"),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_command_that_never_ends_is_killed_on_timeout() {
     let repo = fixture("rust-basic");
     let server = ScriptedServer::start(vec![
@@ -411,7 +481,7 @@ async fn a_command_that_never_ends_is_killed_on_timeout() {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_long_conversation_is_compacted_by_a_summary() {
     let repo = fixture("rust-basic");
-    let big: String = (0..400)
+    let big: String = (0..100)
         .map(|i| format!("line {i} of a long file\n"))
         .collect();
     std::fs::write(repo.path().join("big.txt"), &big).expect("write");
@@ -419,18 +489,18 @@ async fn a_long_conversation_is_compacted_by_a_summary() {
         calls(&[("r", "read_file", r#"{"path":"big.txt"}"#)]),
         calls(&[("l", "list_directory", "{}")]),
         calls(&[("f", "find_symbol", r#"{"name":"parse_config"}"#)]),
-        answer("big.txt has 400 numbered lines"),
-        answer("the file has 400 lines"),
+        answer("big.txt has 100 numbered lines"),
+        answer("the file has 100 lines"),
     ])
     .await;
     let output = ask(
         repo.path(),
         &server,
-        &["--context-window", "3000", "how long is big.txt?"],
+        &["--context-window", "1750", "how long is big.txt?"],
     )
     .await;
     assert!(output.status.success(), "{}", stderr(&output));
-    assert_eq!(stdout(&output).trim(), "the file has 400 lines");
+    assert_eq!(stdout(&output).trim(), "the file has 100 lines");
     let requests = server.requests();
     assert_eq!(requests.len(), 5);
     // Before the 4th step: the read is older than the last two steps, so it is summarized.
@@ -450,7 +520,7 @@ async fn a_long_conversation_is_compacted_by_a_summary() {
         summary_messages[1]["content"]
             .as_str()
             .unwrap_or_default()
-            .contains("line 399 of a long file")
+            .contains("line 99 of a long file")
     );
     assert!(summary_request.body.get("tools").is_none());
     let after = requests[4].body["messages"]
@@ -463,7 +533,7 @@ async fn a_long_conversation_is_compacted_by_a_summary() {
             .as_str()
             .unwrap_or_default()
             .starts_with(
-                "[summary of earlier work in this session]\nbig.txt has 400 numbered lines"
+                "[summary of earlier work in this session]\nbig.txt has 100 numbered lines"
             ),
         "{text}"
     );
@@ -472,7 +542,7 @@ async fn a_long_conversation_is_compacted_by_a_summary() {
         "the question stays verbatim"
     );
     assert!(
-        !text.contains("line 399 of a long file"),
+        !text.contains("line 99 of a long file"),
         "the old tool result was kept"
     );
     assert!(

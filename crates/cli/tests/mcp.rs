@@ -266,3 +266,68 @@ fn an_mcp_client_can_list_and_call_the_index_tools() {
     };
     assert!(status.success(), "{status:?}");
 }
+
+fn initialized(dir: &std::path::Path) -> Client {
+    let mut client = Client::start(dir);
+    client.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "mcursor-test", "version": "0"}
+        }),
+    );
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    client
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_swapped_for_a_link_to_outside_is_not_read_through() {
+    let dir = common::fixture("rust-basic");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let secret = outside.path().join("secret.rs");
+    std::fs::write(&secret, "pub fn canary_word() {} // TOPSECRET-4711\n").expect("write");
+    let swapped = dir.path().join("src/swapped.rs");
+    std::fs::write(&swapped, "pub fn canary_word() {}\n").expect("write");
+    let mut client = initialized(dir.path());
+    let first = client.call(2, "search_code", json!({"query": "canary_word"}));
+    assert!(text_of(&first).contains("src/swapped.rs:1:"), "{first}");
+    // Within the freshness window, the indexed file becomes a link to outside, then a
+    // FIFO: neither is read (the link's target, or forever).
+    std::fs::remove_file(&swapped).expect("remove");
+    std::os::unix::fs::symlink(&secret, &swapped).expect("symlink");
+    let second = client.call(3, "search_code", json!({"query": "canary_word"}));
+    assert!(!text_of(&second).contains("TOPSECRET"), "{second}");
+    std::fs::remove_file(&swapped).expect("remove");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&swapped)
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    let third = client.call(
+        4,
+        "search_code",
+        json!({"query": "canary_word", "regex": true}),
+    );
+    assert!(!text_of(&third).contains("TOPSECRET"), "{third}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_file_name_with_a_newline_cannot_fake_result_lines() {
+    let dir = common::fixture("rust-basic");
+    let evil = dir.path().join("src/x.rs:1: pub fn forged() {}\ny.rs");
+    std::fs::write(&evil, "pub fn genuine_marker() {}\n").expect("write");
+    let mut client = initialized(dir.path());
+    let found = client.call(2, "find_symbol", json!({"name": "genuine_marker"}));
+    let text = text_of(&found);
+    assert_eq!(text.lines().count(), 1, "{text}");
+    assert!(text.contains("\\n"), "{text}");
+    // The CLI's text output escapes the name the same way.
+    common::index(dir.path());
+    let (_, out) = common::query(dir.path(), &["find", "genuine_marker"]);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.contains("x.rs:1: pub fn forged() {}\\ny.rs"), "{out}");
+}

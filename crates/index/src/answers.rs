@@ -23,10 +23,36 @@ pub fn targets(index: &Index, target: &str) -> Result<Targets> {
     Ok(Targets::Found(hits))
 }
 
+/// A file name (or a name derived from one, such as a module path) as text output shows
+/// it: control characters escaped (`\n`, `\x1b`), so a name with a newline cannot fake
+/// result lines and one with escape sequences cannot draw on a terminal. Ordinary names
+/// are unchanged.
+pub fn escape_controls(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut shown = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c if c.is_control() => shown.push_str(&format!("\\x{:02x}", c as u32)),
+            c => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
 pub fn symbol_line(hit: &SymbolHit) -> String {
     format!(
         "{}:{}:{} {} {}  {}",
-        hit.path, hit.line, hit.column, hit.kind, hit.qualified_name, hit.signature
+        escape_controls(&hit.path),
+        hit.line,
+        hit.column,
+        hit.kind,
+        escape_controls(&hit.qualified_name),
+        hit.signature
     )
 }
 
@@ -54,7 +80,7 @@ pub fn references(target: &str, definitions: &[SymbolHit], refs: &[RefHit]) -> S
             "{target} is defined ({}) but nothing in the index refers to it",
             definitions
                 .iter()
-                .map(|t| format!("{}:{}", t.path, t.line))
+                .map(|t| format!("{}:{}", escape_controls(&t.path), t.line))
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -68,11 +94,11 @@ pub fn references(target: &str, definitions: &[SymbolHit], refs: &[RefHit]) -> S
             };
             format!(
                 "{}:{}:{} [{} in {}, {confidence}] {}",
-                r.path,
+                escape_controls(&r.path),
                 r.line,
                 r.column,
                 r.kind,
-                r.enclosing.as_deref().unwrap_or("top level"),
+                escape_controls(r.enclosing.as_deref().unwrap_or("top level")),
                 r.text
             )
         })
@@ -86,7 +112,22 @@ pub fn search(hits: &[SearchHit]) -> String {
         return "no matches".to_owned();
     }
     hits.iter()
-        .map(|h| format!("{}:{}: {}", h.path, h.line, h.text))
+        .map(|h| format!("{}:{}: {}", escape_controls(&h.path), h.line, h.text))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_cannot_fake_lines() {
+        assert_eq!(escape_controls("src/lib.rs"), "src/lib.rs");
+        assert_eq!(
+            escape_controls("a.rs:1: fake\nsrc/real.rs"),
+            "a.rs:1: fake\\nsrc/real.rs"
+        );
+        assert_eq!(escape_controls("x\u{1b}[2J.rs"), "x\\x1b[2J.rs");
+    }
 }

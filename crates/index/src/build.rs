@@ -804,8 +804,10 @@ fn read_file(file: &walk::WalkedFile) -> std::result::Result<ReadFile<'_>, Skipp
         path: file.path.clone(),
         reason,
     };
-    let bytes =
-        std::fs::read(&file.absolute).map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
+    // The walk saw the size; a file swapped or grown since is refused, not read whole.
+    let limit = file.size.saturating_mul(2).max(1 << 20);
+    let bytes = walk::read_regular(&file.absolute, limit)
+        .map_err(|e| skip(SkipReason::Unreadable(e.to_string())))?;
     let hash = xxhash_rust::xxh3::xxh3_64(&bytes);
     let size = bytes.len() as u64;
     let content = decode_source(bytes).map_err(skip)?;

@@ -45,8 +45,8 @@ pub use build::{
 pub use error::{IndexError, Result};
 pub use lock::LockWait;
 pub use query::{
-    CallEdge, DISPATCH, FindQuery, Index, RefHit, RefTarget, RefsQuery, SearchHit, SearchQuery,
-    Status, SymbolHit,
+    CallEdge, DISPATCH, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, RefHit, RefTarget,
+    RefsQuery, SearchHit, SearchQuery, Status, SymbolHit,
 };
 pub use store::{Confidence, FORMAT_VERSION};
 pub use walk::{INDEX_DIR, SkipReason};

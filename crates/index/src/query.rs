@@ -815,8 +815,16 @@ impl Index {
         edges
     }
 
-    /// Full-text (or regex) search; matching lines in file-score order.
+    /// Full-text (or regex) search; matching lines in file-score order. A query longer
+    /// than [`MAX_QUERY_BYTES`] or with more than [`MAX_QUERY_WORDS`] words is refused:
+    /// every word costs work on every candidate line.
     pub fn search(&self, query: &SearchQuery) -> Result<Vec<SearchHit>> {
+        if query.query.len() > MAX_QUERY_BYTES {
+            return Err(IndexError::Pattern(format!(
+                "the query is {} bytes; at most {MAX_QUERY_BYTES} are searched for",
+                query.query.len()
+            )));
+        }
         let glob: Option<GlobMatcher> = match &query.path_glob {
             // As in .gitignore: `*` stays within one directory, `**` crosses them.
             Some(g) => Some(
@@ -833,6 +841,12 @@ impl Index {
             return self.regex_search(query, &path_ok);
         }
         let parts = text::parse_query(&query.query);
+        if parts.len() > MAX_QUERY_WORDS {
+            return Err(IndexError::Pattern(format!(
+                "the query has {} words; at most {MAX_QUERY_WORDS} (search for the rarest ones)",
+                parts.len()
+            )));
+        }
         if parts.is_empty() {
             return Err(IndexError::Pattern(
                 "the query has no words to search for (use --regex for punctuation)".into(),
@@ -883,10 +897,7 @@ impl Index {
         let mut per_file: Vec<Vec<SearchHit>> = files
             .par_iter()
             .map(|f| {
-                let Ok(bytes) = std::fs::read(self.root.join(f.path)) else {
-                    return Vec::new();
-                };
-                let Ok(text) = decode_source(bytes) else {
+                let Some(text) = read_text(&self.root, f.path) else {
                     return Vec::new();
                 };
                 let mut hits = Vec::new();
@@ -1017,11 +1028,37 @@ fn clip(line: &str) -> String {
     }
 }
 
-/// A file's text as the indexer decoded it; `None` when it is gone or binary now.
+/// The longest search query, in bytes.
+pub const MAX_QUERY_BYTES: usize = 4096;
+/// The most words (and phrases) one search query may have.
+pub const MAX_QUERY_WORDS: usize = 32;
+
+/// Bytes a query reads of one file at most: indexed files are small (the build's size
+/// limit); a file swapped for a huge one since is not read whole.
+const QUERY_READ_LIMIT: u64 = 64 * 1024 * 1024;
+
+/// The indexed file `path` under `root`, opened as the walk would have accepted it: a
+/// regular file, not a symbolic link, in a directory that still resolves inside the
+/// root. Within the freshness window a file can be swapped for a link to outside, a
+/// FIFO or a device; those are not read.
+fn open_indexed(root: &Path, path: &str) -> Option<std::fs::File> {
+    let full = root.join(path);
+    let parent = full.parent()?.canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    if !parent.starts_with(&root) {
+        return None;
+    }
+    crate::walk::open_regular(&full).ok()
+}
+
+/// A file's text as the indexer decoded it; `None` when it is gone, binary, or no longer
+/// a regular file inside the root.
 fn read_text(root: &Path, path: &str) -> Option<String> {
-    std::fs::read(root.join(path))
-        .ok()
-        .and_then(|bytes| decode_source(bytes).ok())
+    use std::io::Read;
+    let file = open_indexed(root, path)?;
+    let mut bytes = Vec::new();
+    file.take(QUERY_READ_LIMIT).read_to_end(&mut bytes).ok()?;
+    decode_source(bytes).ok()
 }
 
 /// Lines `wanted` (from 1) of a file, read in blocks up to the last of them: a hit near
@@ -1033,10 +1070,11 @@ fn read_lines(root: &Path, path: &str, wanted: &BTreeSet<u32>) -> HashMap<u32, S
     let Some(&last) = wanted.last() else {
         return found;
     };
-    let Ok(file) = std::fs::File::open(root.join(path)) else {
+    let Some(file) = open_indexed(root, path) else {
         return found;
     };
-    let mut reader = std::io::BufReader::with_capacity(128 * 1024, file);
+    let mut reader =
+        std::io::BufReader::with_capacity(128 * 1024, std::io::Read::take(file, QUERY_READ_LIMIT));
     let utf16 = reader
         .fill_buf()
         .is_ok_and(|head| head.starts_with(&[0xFF, 0xFE]) || head.starts_with(&[0xFE, 0xFF]));

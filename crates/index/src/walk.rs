@@ -280,3 +280,87 @@ mod tests {
         assert_eq!(reasons, [("big.rs", "too_large"), ("link.rs", "symlink")]);
     }
 }
+
+/// Opens `path` for reading only if it is, right now, a regular file and not a symbolic
+/// link. Between the walk (or a query) and the read a file can be swapped: for a FIFO,
+/// which would block the reader forever, for a device, or for a link to outside. The
+/// open does not follow a final link and does not block (Unix), and the opened file is
+/// checked again.
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let not_regular = || {
+        std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{} is not a regular file", path.display()),
+        )
+    };
+    if !std::fs::symlink_metadata(path)?.file_type().is_file() {
+        return Err(not_regular());
+    }
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(
+            (rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32,
+        );
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+/// The bytes of the regular file at `path` (see [`open_regular`]), refusing one larger
+/// than `limit` bytes without reading it.
+pub fn read_regular(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = open_regular(path)?;
+    let size = file.metadata()?.len();
+    if size > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "{} has {size} bytes, over the limit of {limit}",
+                path.display()
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    // `take`: a file growing while it is read stops at the limit too.
+    file.take(limit + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > limit {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("{} grew past {limit} bytes while read", path.display()),
+        ));
+    }
+    Ok(bytes)
+}
+
+#[cfg(all(test, unix))]
+mod open_tests {
+    use super::*;
+
+    #[test]
+    fn only_regular_files_open() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("a.rs");
+        std::fs::write(&file, "fn a() {}").expect("write");
+        assert_eq!(read_regular(&file, 100).expect("read"), b"fn a() {}");
+        assert!(read_regular(&file, 3).is_err());
+        std::os::unix::fs::symlink(&file, dir.path().join("link.rs")).expect("symlink");
+        assert!(open_regular(&dir.path().join("link.rs")).is_err());
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        // Refused at once, not blocked waiting for a writer.
+        assert!(open_regular(&fifo).is_err());
+        assert!(open_regular(Path::new("/dev/zero")).is_err());
+        assert!(open_regular(dir.path()).is_err());
+    }
+}

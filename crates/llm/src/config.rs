@@ -65,8 +65,10 @@ pub struct ModelConfig {
     pub api_key: Option<String>,
     pub model: String,
     pub connect_timeout: Duration,
-    /// The longest silence allowed inside a streamed response.
+    /// The longest time without progress inside a streamed response.
     pub idle_timeout: Duration,
+    /// The longest one response may stream, however steadily.
+    pub response_timeout: Duration,
     pub retry: RetryPolicy,
 }
 
@@ -114,6 +116,7 @@ impl ModelConfig {
             model,
             connect_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(120),
+            response_timeout: Duration::from_secs(15 * 60),
             retry: RetryPolicy::default(),
         })
     }

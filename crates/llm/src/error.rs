@@ -15,8 +15,9 @@ pub enum LlmError {
     /// attempt, stop the turn.
     #[error("cannot reach the model server: {0}")]
     Connection(String),
-    /// No byte arrived for the idle timeout. Retried.
-    #[error("the model server sent nothing for {0:?}")]
+    /// Nothing that moves the response on (text, a tool call's piece, the end) arrived
+    /// for the idle timeout: silence, keep-alives or empty deltas alike. Retried.
+    #[error("the model server sent nothing new for {0:?}")]
     IdleTimeout(Duration),
     /// The stream ended without a `finish_reason` or `[DONE]`: the message may be cut
     /// short, so the whole request is retried.
@@ -28,6 +29,10 @@ pub enum LlmError {
     /// The server reported an error inside the stream. Retried.
     #[error("the model server reported an error mid-stream: {0}")]
     InStream(String),
+    /// The response broke a limit (an event or a response too large, the response
+    /// timeout): a server this broken is not retried. Stop the turn.
+    #[error("the model's response was refused: {0}")]
+    Limit(String),
     /// Retryable failures went on past the last attempt. Stop the turn.
     #[error("gave up after {attempts} attempts; the last error: {last}")]
     RetriesExhausted { attempts: u32, last: Box<LlmError> },
@@ -53,7 +58,9 @@ impl LlmError {
             | LlmError::Incomplete
             | LlmError::Malformed(_)
             | LlmError::InStream(_) => true,
-            LlmError::NotConfigured(_) | LlmError::RetriesExhausted { .. } => false,
+            LlmError::NotConfigured(_) | LlmError::Limit(_) | LlmError::RetriesExhausted { .. } => {
+                false
+            }
         }
     }
 }

@@ -1,6 +1,6 @@
 //! mcursor-llm owns the conversation with a model: an OpenAI-compatible
-//! `/chat/completions` client that always streams (server-sent events parsed by
-//! `eventsource-stream` over reqwest's byte stream), turns text and tool-call deltas into
+//! `/chat/completions` client that always streams (server-sent events parsed in one pass
+//! over reqwest's byte stream), turns text and tool-call deltas into
 //! [`Event`]s as they arrive, assembles tool calls by their `index`, and returns one
 //! [`Completion`].
 //!
@@ -11,24 +11,34 @@
 //! carry the server's message. The caller runs tools only with a finished
 //! [`Completion`], so a retried request never re-runs a tool.
 //!
+//! Limits against a broken or hostile server: one event is at most [`MAX_EVENT_BYTES`],
+//! one response at most [`MAX_RESPONSE_BYTES`] and [`ModelConfig::response_timeout`], and
+//! the idle timeout counts from the last *progress* (text, a tool call's piece, the end),
+//! so a stream of empty deltas or keep-alives is as idle as a silent one.
+//!
 //! Boundaries: async (tokio); knows the wire format and nothing about tools, the index or
 //! terminals.
 
 mod config;
 mod error;
 mod retry;
+mod sse;
 mod stream;
 mod types;
 
 use std::time::SystemTime;
 
-use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 
 pub use config::{ModelConfig, PRESETS, Preset, Settings};
 pub use error::LlmError;
 pub use retry::{RetryPolicy, parse_retry_after};
 pub use types::{ChatRequest, Completion, Event, FunctionCall, Message, ToolCall, ToolSpec, Usage};
+
+/// The largest server-sent event accepted (a chunk of a response: a few bytes normally).
+pub const MAX_EVENT_BYTES: usize = 8 * 1024 * 1024;
+/// The most bytes one response may stream.
+pub const MAX_RESPONSE_BYTES: usize = 64 * 1024 * 1024;
 
 /// A configured model client; cheap to clone and share.
 #[derive(Clone, Debug)]
@@ -164,16 +174,54 @@ impl Client {
             });
         }
         let idle = self.config.idle_timeout;
-        let mut events = response.bytes_stream().eventsource();
+        let deadline = tokio::time::Instant::now() + self.config.response_timeout;
+        let mut bytes = response.bytes_stream();
+        let mut parser = sse::SseParser::new(MAX_EVENT_BYTES);
         let mut assembler = stream::Assembler::default();
-        while !assembler.done() {
-            let next = tokio::time::timeout(idle, events.next())
-                .await
-                .map_err(|_| LlmError::IdleTimeout(idle))?;
-            match next {
-                None => break,
-                Some(Err(e)) => return Err(LlmError::Connection(e.to_string()).into()),
-                Some(Ok(event)) => assembler.feed(&event.data, on_event)?,
+        let mut received = 0usize;
+        let mut last_progress = tokio::time::Instant::now();
+        let mut events = Vec::new();
+        let mut ended = false;
+        while !assembler.done() && !ended {
+            let piece = tokio::select! {
+                piece = bytes.next() => piece,
+                () = tokio::time::sleep_until(last_progress + idle) => {
+                    return Err(LlmError::IdleTimeout(idle).into());
+                }
+                () = tokio::time::sleep_until(deadline) => {
+                    return Err(LlmError::Limit(format!(
+                        "the response took longer than {:?} (the response timeout)",
+                        self.config.response_timeout
+                    ))
+                    .into());
+                }
+            };
+            match piece {
+                None => {
+                    parser.finish(&mut events);
+                    ended = true;
+                }
+                Some(Err(e)) => return Err(LlmError::Connection(describe(&e)).into()),
+                Some(Ok(piece)) => {
+                    received += piece.len();
+                    if received > MAX_RESPONSE_BYTES {
+                        return Err(LlmError::Limit(format!(
+                            "the response passed {MAX_RESPONSE_BYTES} bytes"
+                        ))
+                        .into());
+                    }
+                    parser.push(&piece, &mut events).map_err(|e| {
+                        LlmError::Limit(format!(
+                            "the server sent an event of more than {} bytes",
+                            e.limit
+                        ))
+                    })?;
+                }
+            }
+            for data in events.drain(..) {
+                if assembler.feed(&data, on_event)? {
+                    last_progress = tokio::time::Instant::now();
+                }
             }
         }
         Ok(assembler.finish()?)

@@ -33,6 +33,9 @@ struct Choice {
 struct Delta {
     #[serde(default)]
     content: Option<String>,
+    /// A reasoning model's thinking (DeepSeek): not shown, but progress.
+    #[serde(default)]
+    reasoning_content: Option<String>,
     #[serde(default)]
     tool_calls: Vec<ToolCallDelta>,
 }
@@ -79,16 +82,22 @@ impl Assembler {
         self.done
     }
 
-    /// Takes one event's `data`.
-    pub(crate) fn feed(&mut self, data: &str, emit: &mut dyn FnMut(Event)) -> Result<(), LlmError> {
+    /// Takes one event's `data`; returns whether it moved the response on (text, a tool
+    /// call's piece, a finish reason, the end), which empty deltas do not.
+    pub(crate) fn feed(
+        &mut self,
+        data: &str,
+        emit: &mut dyn FnMut(Event),
+    ) -> Result<bool, LlmError> {
         let data = data.trim();
         if data == "[DONE]" {
             self.done = true;
-            return Ok(());
+            return Ok(true);
         }
         if data.is_empty() {
-            return Ok(());
+            return Ok(false);
         }
+        let mut progress = false;
         let chunk: Chunk = serde_json::from_str(data).map_err(|e| {
             LlmError::Malformed(format!(
                 "a stream chunk is not the expected JSON ({e}): {}",
@@ -107,7 +116,15 @@ impl Assembler {
         }
         // Only the first choice is asked for (`n` is never set).
         for choice in chunk.choices.into_iter().filter(|c| c.index == 0) {
+            if choice
+                .delta
+                .reasoning_content
+                .is_some_and(|t| !t.is_empty())
+            {
+                progress = true;
+            }
             if let Some(text) = choice.delta.content.filter(|t| !t.is_empty()) {
+                progress = true;
                 self.content.push_str(&text);
                 emit(Event::TextDelta(text));
             }
@@ -120,6 +137,7 @@ impl Assembler {
                     .function
                     .map_or((None, None), |f| (f.name, f.arguments));
                 if let Some(name) = name.filter(|n| !n.is_empty()) {
+                    progress = true;
                     call.name.push_str(&name);
                 }
                 if !call.announced && !call.name.is_empty() {
@@ -135,6 +153,7 @@ impl Assembler {
                     });
                 }
                 if let Some(arguments) = arguments.filter(|a| !a.is_empty()) {
+                    progress = true;
                     call.arguments.push_str(&arguments);
                     emit(Event::ToolCallArguments {
                         index: piece.index,
@@ -143,10 +162,11 @@ impl Assembler {
                 }
             }
             if let Some(reason) = choice.finish_reason {
+                progress = true;
                 self.finish_reason = Some(reason);
             }
         }
-        Ok(())
+        Ok(progress)
     }
 
     /// The completion, if the stream ended properly (a `finish_reason` or `[DONE]`).

@@ -14,6 +14,7 @@ fn client(base_url: &str) -> Client {
         model: "scripted-model".into(),
         connect_timeout: Duration::from_secs(2),
         idle_timeout: Duration::from_millis(300),
+        response_timeout: Duration::from_secs(20),
         retry: RetryPolicy {
             max_attempts: 3,
             base_delay: Duration::from_millis(10),
@@ -280,4 +281,67 @@ async fn an_unreachable_server_is_a_connection_error() {
         }
         other => panic!("expected a connection failure, got {other:?}"),
     }
+}
+
+#[tokio::test]
+async fn an_endless_event_is_refused_in_linear_time_and_not_retried() {
+    // 24 MB of `data:` without a line end, in 64 KiB pieces.
+    let mut pieces = vec![b"data: ".to_vec()];
+    pieces.extend(std::iter::repeat_n(vec![b'x'; 64 * 1024], 384));
+    let server = ScriptedServer::start(vec![Reply::raw(pieces)]).await;
+    let started = Instant::now();
+    let (_, result) = run(&client(&server.base_url)).await;
+    assert!(
+        matches!(&result, Err(LlmError::Limit(m)) if m.contains("event of more than")),
+        "{result:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_stream_of_empty_deltas_is_idle() {
+    let empty = r#"{"choices":[{"index":0,"delta":{}}]}"#.to_owned();
+    let keepalive = Reply::events(&vec![empty; 200]).with_pause(Duration::from_millis(50));
+    let server = ScriptedServer::start(vec![keepalive.clone(), keepalive.clone(), keepalive]).await;
+    let started = Instant::now();
+    let (_, result) = run(&client(&server.base_url)).await;
+    assert!(
+        matches!(&result, Err(LlmError::RetriesExhausted { last, .. }) if matches!(**last, LlmError::IdleTimeout(_))),
+        "{result:?}"
+    );
+    // Three attempts of 300 ms each, not 200 × 50 ms each.
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+#[tokio::test]
+async fn a_response_that_never_ends_stops_at_the_response_timeout() {
+    let text: Vec<String> = (0..100).map(|_| chunk::text("word ")).collect();
+    let server = ScriptedServer::start(vec![
+        Reply::events(&text).with_pause(Duration::from_millis(50)),
+    ])
+    .await;
+    let mut config = client(&server.base_url).config().clone();
+    config.response_timeout = Duration::from_millis(600);
+    let client = Client::new(config).expect("client");
+    let started = Instant::now();
+    let (_, result) = run(&client).await;
+    assert!(
+        matches!(&result, Err(LlmError::Limit(m)) if m.contains("response timeout")),
+        "{result:?}"
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(server.requests().len(), 1);
 }

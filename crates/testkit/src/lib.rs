@@ -60,6 +60,15 @@ impl Reply {
         }
     }
 
+    /// Raw bytes, written piece by piece (for streams that break the protocol).
+    pub fn raw(pieces: Vec<Vec<u8>>) -> Reply {
+        Reply::Stream {
+            pieces,
+            pause: Duration::ZERO,
+            cut_after: None,
+        }
+    }
+
     /// The events, with the connection dropped after the first `keep` of them.
     pub fn cut(events: &[String], keep: usize) -> Reply {
         match Reply::events(events) {
