@@ -1,14 +1,15 @@
-//! mcursor-agent owns what the agent does on the model's behalf. So far: the workspace
-//! rule (file tools never reach outside the root, symbolic links included), the file
-//! tools `read_file`, `write_file`, `edit_file` and `list_directory`, each a JSON schema
-//! for the model plus a handler that turns the model's arguments into compact text, and
-//! `execute_command` (async: live output, capped result, process-group kill on timeout or
-//! cancellation, credentials kept out of the child's environment).
+//! mcursor-agent owns what the agent does on the model's behalf: the loop ([`Session`]:
+//! steps, approvals with protected paths, limits per message, compaction, sub-agents,
+//! cancellation) and the tools ([`Toolbox`]): the workspace rule (file tools never reach
+//! outside the root, symbolic links included), the file tools `read_file`, `write_file`,
+//! `edit_file` and `list_directory` (regular files only, bounded reads), the index tools,
+//! and `execute_command` (async, through the OS sandbox of `mcursor-sandbox`: live
+//! output, capped result, everything it started killed on timeout or cancellation, an
+//! allowlisted environment).
 //!
 //! Every failure (bad JSON, a missing argument, an unknown tool, a missing file, an edit
-//! that does not match once) becomes a tool result the model reads and can act on; none
-//! of them ends a turn. The agent loop, the index tools, approvals and `mcursor ask` are
-//! still to come (issue 3).
+//! that does not match once, a sandbox that cannot be enforced) becomes a tool result the
+//! model reads and can act on; none of them ends a turn.
 //!
 //! File handlers are synchronous (file system work); the async loop runs them on blocking
 //! threads.
@@ -78,6 +79,22 @@ struct FileTool {
     spec: fn() -> ToolSpec,
     handler: Handler,
     mutates: bool,
+    /// The largest arguments (JSON bytes) a call may send.
+    max_arguments: usize,
+}
+
+/// The largest arguments of a call that carries file content.
+pub const MAX_CONTENT_ARGUMENTS: usize = 1024 * 1024;
+/// The largest arguments of any other call (paths, names, queries, commands).
+pub const MAX_OTHER_ARGUMENTS: usize = 16 * 1024;
+
+/// The largest arguments tool `name` accepts: what a file tool declares, else the limit
+/// of the tools whose arguments are names, paths, queries and commands.
+pub fn argument_limit(name: &str) -> usize {
+    FILE_TOOLS
+        .iter()
+        .find(|t| t.name == name)
+        .map_or(MAX_OTHER_ARGUMENTS, |t| t.max_arguments)
 }
 
 const FILE_TOOLS: [FileTool; 4] = [
@@ -86,24 +103,28 @@ const FILE_TOOLS: [FileTool; 4] = [
         spec: files::read_file_spec,
         handler: files::read_file,
         mutates: false,
+        max_arguments: MAX_OTHER_ARGUMENTS,
     },
     FileTool {
         name: "write_file",
         spec: files::write_file_spec,
         handler: files::write_file,
         mutates: true,
+        max_arguments: MAX_CONTENT_ARGUMENTS,
     },
     FileTool {
         name: "edit_file",
         spec: files::edit_file_spec,
         handler: files::edit_file,
         mutates: true,
+        max_arguments: MAX_CONTENT_ARGUMENTS,
     },
     FileTool {
         name: "list_directory",
         spec: files::list_directory_spec,
         handler: files::list_directory,
         mutates: false,
+        max_arguments: MAX_OTHER_ARGUMENTS,
     },
 ];
 

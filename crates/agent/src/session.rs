@@ -16,7 +16,7 @@ use mcursor_llm::{ChatRequest, Client, Event, LlmError, Message, ToolCall, ToolS
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::{ToolOutcome, Toolbox, mutates};
+use crate::{MAX_CONTENT_ARGUMENTS, ToolOutcome, Toolbox, argument_limit, mutates};
 
 /// Someone who answers approval requests (a terminal prompt).
 pub type Person = Arc<dyn Fn(&ApprovalRequest) -> Decision + Send + Sync>;
@@ -132,17 +132,6 @@ pub struct TurnOutcome {
 pub const MAX_CALLS_PER_MESSAGE: usize = 24;
 /// Sub-agents (`task` calls) running at once; the others wait their turn.
 pub const MAX_SUBAGENTS_AT_ONCE: usize = 4;
-/// The largest arguments of a call that carries file content (`write_file`,
-/// `edit_file`), and of any other call.
-pub const MAX_CONTENT_ARGUMENTS: usize = 1024 * 1024;
-pub const MAX_OTHER_ARGUMENTS: usize = 16 * 1024;
-
-fn argument_limit(tool: &str) -> usize {
-    match tool {
-        "write_file" | "edit_file" => MAX_CONTENT_ARGUMENTS,
-        _ => MAX_OTHER_ARGUMENTS,
-    }
-}
 
 const SYSTEM_PROMPT: &str = "You are mcursor, a coding agent working in a repository on the user's machine. \
 Answer the user's request by using the tools, then reply with a concise answer that cites paths and line numbers.\n\
@@ -205,8 +194,13 @@ fn bounded_calls(calls: &[ToolCall]) -> (Vec<ToolCall>, Vec<Option<String>>) {
                 kept.function.arguments =
                     json!({ "omitted": format!("{size} bytes of arguments, over the limit") })
                         .to_string();
+                let hint = if limit == MAX_CONTENT_ARGUMENTS {
+                    "write a large file in parts: write_file, then edit_file to append"
+                } else {
+                    "send something shorter"
+                };
                 let why = format!(
-                    "the arguments are {size} bytes; {} takes at most {limit} (write a large file in parts: write_file, then edit_file to append)",
+                    "the arguments are {size} bytes; {} takes at most {limit} ({hint})",
                     call.function.name
                 );
                 return (kept, Some(why));

@@ -143,11 +143,28 @@ fn partial_string_field(json: &str, field: &str) -> String {
     out
 }
 
+/// How much of a `write_file`'s arguments is previewed while the model writes them;
+/// the approval prompt shows the rest.
+const PREVIEW_LIMIT: usize = 16 * 1024;
+
+/// A tool call whose arguments are arriving.
+#[derive(Clone, Default)]
+struct Streaming {
+    name: String,
+    /// The arguments so far (kept only for a `write_file` preview, up to the limit).
+    json: String,
+    /// Bytes of `content` already shown.
+    shown: usize,
+    /// The preview reached its limit and said so.
+    cut: bool,
+}
+
 /// Renders events for people: text on stdout, the rest on stderr.
 struct Terminal {
-    /// Arguments streamed so far for each tool call, by index.
-    arguments: Vec<(String, String)>,
-    previewed: usize,
+    /// The calls streaming in the current step, by index.
+    calls: Vec<Streaming>,
+    /// A preview line is open on stderr.
+    preview_open: bool,
     text_open: bool,
     output: Utf8Stream,
 }
@@ -176,8 +193,8 @@ impl Utf8Stream {
 impl Terminal {
     fn new() -> Self {
         Terminal {
-            arguments: Vec::new(),
-            previewed: 0,
+            calls: Vec::new(),
+            preview_open: false,
             text_open: false,
             output: Utf8Stream::default(),
         }
@@ -185,9 +202,9 @@ impl Terminal {
 
     /// Ends a `write_file` preview's last line on stderr.
     fn end_preview(&mut self) {
-        if self.previewed > 0 {
+        if self.preview_open {
             let _ = writeln!(anstream::stderr());
-            self.previewed = 0;
+            self.preview_open = false;
         }
     }
 
@@ -202,8 +219,8 @@ impl Terminal {
         let mut err = anstream::stderr();
         match event {
             AgentEvent::Step { step } => {
-                self.arguments.clear();
-                self.previewed = 0;
+                self.calls.clear();
+                self.preview_open = false;
                 if step > 1 {
                     self.end_text();
                     let _ = writeln!(
@@ -221,29 +238,42 @@ impl Terminal {
             }
             AgentEvent::Model(Event::ToolCallStart { index, name, .. }) => {
                 self.end_text();
-                if self.arguments.len() <= index {
-                    self.arguments
-                        .resize(index + 1, (String::new(), String::new()));
+                if self.calls.len() <= index {
+                    self.calls.resize(index + 1, Streaming::default());
                 }
-                self.arguments[index].0 = name;
+                self.calls[index].name = name;
             }
             AgentEvent::Model(Event::ToolCallArguments { index, delta }) => {
-                let Some((name, so_far)) = self.arguments.get_mut(index) else {
+                let Some(call) = self.calls.get_mut(index) else {
                     return;
                 };
-                so_far.push_str(&delta);
-                if name == "write_file" {
-                    let content = partial_string_field(so_far, "content");
-                    if let Some(new) = content.get(self.previewed..).filter(|n| !n.is_empty()) {
-                        let _ = write!(
-                            err,
-                            "{}{}{}",
-                            render::DIM.render(),
-                            render::terminal_safe(new),
-                            render::DIM.render_reset()
-                        );
-                        self.previewed = content.len();
-                    }
+                if call.name != "write_file" || call.cut {
+                    return;
+                }
+                // Decoding re-reads the arguments so far: bounded by the limit.
+                call.json.push_str(&delta);
+                let content = partial_string_field(&call.json, "content");
+                if let Some(new) = content.get(call.shown..).filter(|n| !n.is_empty()) {
+                    let _ = write!(
+                        err,
+                        "{}{}{}",
+                        render::DIM.render(),
+                        render::terminal_safe(new),
+                        render::DIM.render_reset()
+                    );
+                    call.shown = content.len();
+                    self.preview_open = true;
+                }
+                if call.json.len() > PREVIEW_LIMIT {
+                    call.cut = true;
+                    call.json = String::new();
+                    let _ = write!(
+                        err,
+                        "{}\n… (preview cut at {} KiB){}",
+                        render::DIM.render(),
+                        PREVIEW_LIMIT / 1024,
+                        render::DIM.render_reset()
+                    );
                 }
             }
             AgentEvent::Model(Event::Retrying {
@@ -253,7 +283,7 @@ impl Terminal {
             }) => {
                 self.end_text();
                 // The next attempt streams its tool calls from the start.
-                self.arguments.clear();
+                self.calls.clear();
                 self.end_preview();
                 let _ = writeln!(
                     err,

@@ -488,7 +488,7 @@ pub fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// Text a person must judge (an approval prompt): every control character shown as an
 /// escape (`\r`, `\x1b`), so nothing can redraw or hide what is asked; invisible
 /// characters that reorder or hide text (bidirectional overrides, zero-width ones) shown
-/// as `\u{...}`; long runs of spaces shown as a count. Newlines stay.
+/// as `\u{...}`; long runs of spaces shown as a count. Newlines and tabs stay.
 pub fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut spaces = 0usize;
@@ -509,7 +509,7 @@ pub fn visible(text: &str) -> String {
         match c {
             '\n' => out.push('\n'),
             '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
+            '\t' => out.push('\t'),
             '\u{1b}' => out.push_str("\\x1b"),
             c if c.is_control() => out.push_str(&format!("\\x{:02x}", c as u32)),
             '\u{200b}'..='\u{200f}'
@@ -553,7 +553,7 @@ mod tests {
             visible(&format!("echo harmless{}; touch pwned", " ".repeat(80))),
             "echo harmless⟨80 spaces⟩; touch pwned"
         );
-        assert_eq!(visible("a  b\nc\td"), "a  b\nc\\td");
+        assert_eq!(visible("a  b\nc\td"), "a  b\nc\td");
         assert_eq!(visible("x\u{202e}y\u{200b}"), "x\\u{202e}y\\u{200b}");
     }
 }

@@ -3,7 +3,9 @@
 //!
 //! The script is a JSON array, one element per model request:
 //! `{"text": "..."}` (streamed word by word), `{"tool_calls": [{"id", "name",
-//! "arguments"}]}`, or `{"status": 429, "body": "...", "retry_after": "1"}`.
+//! "arguments"}]}`, `{"status": 429, "body": "...", "retry_after": "1"}`, or
+//! `{"endless_event": BYTES}` (one `data:` line of BYTES bytes that never ends: a broken
+//! or hostile server).
 
 use std::time::Duration;
 
@@ -38,6 +40,15 @@ fn reply(step: &Value) -> Result<Reply, String> {
         events.push(chunk::done());
         return Ok(Reply::events(&events));
     }
+    if let Some(bytes) = step.get("endless_event").and_then(Value::as_u64) {
+        let mut pieces = vec![b"data: ".to_vec()];
+        let piece = vec![b'x'; 64 * 1024];
+        pieces.extend(std::iter::repeat_n(
+            piece,
+            (bytes as usize).div_ceil(64 * 1024),
+        ));
+        return Ok(Reply::raw(pieces));
+    }
     if let Some(status) = step.get("status").and_then(Value::as_u64) {
         let body = step.get("body").and_then(Value::as_str).unwrap_or_default();
         let mut reply = Reply::status(status as u16, body);
@@ -47,7 +58,7 @@ fn reply(step: &Value) -> Result<Reply, String> {
         return Ok(reply);
     }
     Err(format!(
-        "a script step needs text, tool_calls or status: {step}"
+        "a script step needs text, tool_calls, status or endless_event: {step}"
     ))
 }
 
