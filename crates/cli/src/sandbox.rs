@@ -144,28 +144,6 @@ fn run_confined(exe: &Path, policy: &Policy, cwd: &Path, script: &str) -> Result
     Ok((status.code().unwrap_or(128), output))
 }
 
-/// Processes on this machine whose command line contains `needle`.
-fn processes_with(needle: &str) -> usize {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-        })
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .filter(|cmdline| {
-            String::from_utf8_lossy(cmdline)
-                .split('\0')
-                .any(|arg| arg == needle)
-        })
-        .count()
-}
-
 pub fn doctor(cwd: &Path, out: &mut Out) -> Result<bool> {
     let exe = std::env::current_exe().context("cannot find the mcursor binary")?;
     let support = mcursor_sandbox::kernel_support();
@@ -194,7 +172,7 @@ pub fn doctor(cwd: &Path, out: &mut Out) -> Result<bool> {
     match run_confined(&exe, &policy, &scratch.workspace, "true") {
         Ok((0, _)) => {
             for check in checks(&scratch, &exe) {
-                let before = processes_with(LINGER);
+                let before = mcursor_sandbox::processes_with_arg(LINGER);
                 let (held, detail) =
                     match run_confined(&exe, &policy, &scratch.workspace, &check.script) {
                         Ok((0, _)) => (true, String::new()),
@@ -203,7 +181,7 @@ pub fn doctor(cwd: &Path, out: &mut Out) -> Result<bool> {
                     };
                 let (held, detail) = if check.script.contains(LINGER) {
                     std::thread::sleep(Duration::from_millis(100));
-                    let left = processes_with(LINGER).saturating_sub(before);
+                    let left = mcursor_sandbox::processes_with_arg(LINGER).saturating_sub(before);
                     if left == 0 {
                         (held, detail)
                     } else {

@@ -28,19 +28,8 @@ fn calls(list: &[(&str, &str, &str)]) -> Reply {
 }
 
 async fn ask(dir: &Path, server: &ScriptedServer, args: &[&str]) -> Output {
-    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
-    command
-        .arg("-C")
-        .arg(dir)
-        .arg("ask")
-        .args(["--base-url", &server.base_url, "--model", "scripted"])
-        .args(args)
-        .env_remove("MCURSOR_PRESET")
-        .env_remove("MCURSOR_BASE_URL")
-        .env_remove("MCURSOR_MODEL")
-        .env("MCURSOR_API_KEY", "test-key")
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::null());
+    let mut command = common::ask_command(dir, &server.base_url);
+    command.args(args);
     tokio::task::spawn_blocking(move || command.output().expect("run mcursor"))
         .await
         .expect("join")
@@ -847,7 +836,7 @@ async fn ctrl_c_stops_the_turn_and_kills_the_command() {
     std::thread::sleep(Duration::from_millis(200));
     // The command's PID is its namespace's: look for it by its arguments instead.
     assert_eq!(
-        common::processes_with_arg("60.125"),
+        mcursor_sandbox::processes_with_arg("60.125"),
         0,
         "the command survived"
     );

@@ -10,7 +10,8 @@ use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
-use common::{fixture, processes_with_arg, stderr, stdout};
+use common::{fixture, stderr, stdout};
+use mcursor_sandbox::processes_with_arg;
 use mcursor_testkit::{Reply, ScriptedServer, chunk};
 
 fn run_then_answer(command: &str) -> Vec<Reply> {

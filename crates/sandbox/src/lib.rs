@@ -196,6 +196,26 @@ fn setup_failed(error: &SandboxError) -> i32 {
     SETUP_FAILED
 }
 
+/// Processes on this machine with an argument equal to `arg`. A command's PID inside the
+/// sandbox is its namespace's, so whether something outlived a command is checked by a
+/// unique argument (the doctor and the tests do).
+pub fn processes_with_arg(arg: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .bytes()
+                .all(|b| b.is_ascii_digit())
+        })
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .filter(|cmdline| cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()))
+        .count()
+}
+
 /// What this machine offers each layer, for `mcursor sandbox doctor`.
 #[derive(Clone, Debug)]
 pub struct LayerReport {

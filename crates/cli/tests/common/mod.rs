@@ -98,21 +98,21 @@ pub fn source_files(root: &Path) -> Vec<PathBuf> {
     files
 }
 
-/// Processes on this machine with an argument equal to `arg` (a command's PID inside
-/// the sandbox is its namespace's, so tests find leftovers by a unique argument).
-pub fn processes_with_arg(arg: &str) -> usize {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .bytes()
-                .all(|b| b.is_ascii_digit())
-        })
-        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
-        .filter(|cmdline| cmdline.split(|b| *b == 0).any(|a| a == arg.as_bytes()))
-        .count()
+/// `mcursor -C DIR ask` against a scripted server at `base_url`, with the environment's
+/// model settings removed (the caller adds flags, the question and more variables).
+pub fn ask_command(dir: &Path, base_url: &str) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    command
+        .arg("-C")
+        .arg(dir)
+        .arg("ask")
+        .args(["--base-url", base_url, "--model", "scripted"])
+        .env_remove("MCURSOR_PRESET")
+        .env_remove("MCURSOR_BASE_URL")
+        .env_remove("MCURSOR_MODEL")
+        .env_remove("MCURSOR_SANDBOX_SIMULATE_MISSING")
+        .env("MCURSOR_API_KEY", "test-key")
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::null());
+    command
 }
