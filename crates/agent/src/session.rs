@@ -128,7 +128,7 @@ pub struct TurnOutcome {
     pub stop: Stop,
 }
 
-/// Tool calls one model message may make; the rest are answered with an error.
+/// Tool calls of one model message that run; the rest are dropped and the model told.
 pub const MAX_CALLS_PER_MESSAGE: usize = 24;
 /// Sub-agents (`task` calls) running at once; the others wait their turn.
 pub const MAX_SUBAGENTS_AT_ONCE: usize = 4;
@@ -179,41 +179,38 @@ pub fn estimate_tokens(messages: &[Message]) -> usize {
         / 4
 }
 
-/// A message's calls as they may run: at most [`MAX_CALLS_PER_MESSAGE`], arguments
-/// within [`argument_limit`]. Returns the calls to keep in the conversation (oversized
-/// arguments replaced by a note) and, by position, why a call must not run.
-fn bounded_calls(calls: &[ToolCall]) -> (Vec<ToolCall>, Vec<Option<String>>) {
-    calls
+/// A message's calls as they may run: the first [`MAX_CALLS_PER_MESSAGE`] (the others are
+/// dropped from the conversation, and their number returned), arguments within
+/// [`argument_limit`]. Returns the calls to keep (oversized arguments replaced by a
+/// note), by position why a kept call must not run, and how many were dropped.
+fn bounded_calls(calls: &[ToolCall]) -> (Vec<ToolCall>, Vec<Option<String>>, usize) {
+    let dropped = calls.len().saturating_sub(MAX_CALLS_PER_MESSAGE);
+    let (kept, refused) = calls
         .iter()
-        .enumerate()
-        .map(|(position, call)| {
+        .take(MAX_CALLS_PER_MESSAGE)
+        .map(|call| {
             let size = call.function.arguments.len();
             let limit = argument_limit(&call.function.name);
-            if size > limit {
-                let mut kept = call.clone();
-                kept.function.arguments =
-                    json!({ "omitted": format!("{size} bytes of arguments, over the limit") })
-                        .to_string();
-                let hint = if limit == MAX_CONTENT_ARGUMENTS {
-                    "write a large file in parts: write_file, then edit_file to append"
-                } else {
-                    "send something shorter"
-                };
-                let why = format!(
-                    "the arguments are {size} bytes; {} takes at most {limit} ({hint})",
-                    call.function.name
-                );
-                return (kept, Some(why));
+            if size <= limit {
+                return (call.clone(), None);
             }
-            if position >= MAX_CALLS_PER_MESSAGE {
-                let why = format!(
-                    "at most {MAX_CALLS_PER_MESSAGE} tool calls run per message; call it again in the next one"
-                );
-                return (call.clone(), Some(why));
-            }
-            (call.clone(), None)
+            let mut kept = call.clone();
+            kept.function.arguments =
+                json!({ "omitted": format!("{size} bytes of arguments, over the limit") })
+                    .to_string();
+            let hint = if limit == MAX_CONTENT_ARGUMENTS {
+                "write a large file in parts: write_file, then edit_file to append"
+            } else {
+                "send something shorter"
+            };
+            let why = format!(
+                "the arguments are {size} bytes; {} takes at most {limit} ({hint})",
+                call.function.name
+            );
+            (kept, Some(why))
         })
-        .unzip()
+        .unzip();
+    (kept, refused, dropped)
 }
 
 fn capped(outcome: ToolOutcome, max: usize) -> ToolOutcome {
@@ -380,14 +377,23 @@ impl Session {
                     stop: Stop::Answered,
                 });
             }
-            let (calls, refused) = bounded_calls(&completion.tool_calls);
+            let (calls, refused, dropped) = bounded_calls(&completion.tool_calls);
             // What is kept in the conversation (and sent again with every request) is the
-            // bounded form: an oversized argument is not carried along.
+            // bounded form: no call past the limit, no oversized argument.
             self.messages.push(Message::Assistant {
                 content: completion.content.clone(),
                 tool_calls: calls.clone(),
             });
             self.run_calls(&calls, &refused, events, cancel).await;
+            if dropped > 0
+                && let Some(Message::Tool { content, .. }) = self.messages.last_mut()
+            {
+                content.push_str(&format!(
+                    "\nnote: the message asked for {} tool calls; only the first {MAX_CALLS_PER_MESSAGE} \
+                     ran and the other {dropped} were dropped: ask again for what you still need",
+                    completion.tool_calls.len()
+                ));
+            }
         }
     }
 
