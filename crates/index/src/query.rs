@@ -19,7 +19,7 @@ use crate::build::{Change, ChangedFile};
 use crate::error::{IndexError, IoContext, Result};
 use crate::graph::{CallNode, CallSite, Direction, explore};
 use crate::store::{Confidence, FileInfo, RefInfo, RefShape, Store, SymbolInfo};
-use crate::walk::INDEX_DIR;
+use crate::walk::{INDEX_DIR, SourceRoot};
 use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, generation_from_payload, text};
 
 /// Longest line text returned with a hit, in characters.
@@ -209,6 +209,8 @@ pub struct Status {
 /// An opened index generation. Cheap to open; safe to share between threads.
 pub struct Index {
     root: PathBuf,
+    /// The root as query-time reads open files below it.
+    source: SourceRoot,
     pub(crate) dir: PathBuf,
     pub(crate) store: Store,
 }
@@ -257,6 +259,7 @@ impl Index {
                 Ok(store) if store.generation() == generation => {
                     return Ok(Index {
                         root: root.to_path_buf(),
+                        source: SourceRoot::new(root),
                         dir,
                         store,
                     });
@@ -653,7 +656,7 @@ impl Index {
                     .map(|f| f.path.to_owned())
                     .unwrap_or_default();
                 let wanted: BTreeSet<u32> = group.iter().map(|hit| hit.r.line).collect();
-                let lines = read_lines(&self.root, &path, &wanted);
+                let lines = read_lines(&self.source, &path, &wanted);
                 group
                     .into_iter()
                     .map(
@@ -862,7 +865,7 @@ impl Index {
             if !path_ok(&path) {
                 continue;
             }
-            let text = read_text(&self.root, &path).unwrap_or_default();
+            let text = read_text(&self.source, &path).unwrap_or_default();
             for (number, line) in text.lines().enumerate() {
                 if parts.iter().any(|p| p.matches_line(line)) {
                     hits.push(SearchHit {
@@ -897,7 +900,7 @@ impl Index {
         let mut per_file: Vec<Vec<SearchHit>> = files
             .par_iter()
             .map(|f| {
-                let Some(text) = read_text(&self.root, f.path) else {
+                let Some(text) = read_text(&self.source, f.path) else {
                     return Vec::new();
                 };
                 let mut hits = Vec::new();
@@ -1037,25 +1040,11 @@ pub const MAX_QUERY_WORDS: usize = 32;
 /// limit); a file swapped for a huge one since is not read whole.
 const QUERY_READ_LIMIT: u64 = 64 * 1024 * 1024;
 
-/// The indexed file `path` under `root`, opened as the walk would have accepted it: a
-/// regular file, not a symbolic link, in a directory that still resolves inside the
-/// root. Within the freshness window a file can be swapped for a link to outside, a
-/// FIFO or a device; those are not read.
-fn open_indexed(root: &Path, path: &str) -> Option<std::fs::File> {
-    let full = root.join(path);
-    let parent = full.parent()?.canonicalize().ok()?;
-    let root = root.canonicalize().ok()?;
-    if !parent.starts_with(&root) {
-        return None;
-    }
-    crate::walk::open_regular(&full).ok()
-}
-
 /// A file's text as the indexer decoded it; `None` when it is gone, binary, or no longer
 /// a regular file inside the root.
-fn read_text(root: &Path, path: &str) -> Option<String> {
+fn read_text(root: &SourceRoot, path: &str) -> Option<String> {
     use std::io::Read;
-    let file = open_indexed(root, path)?;
+    let file = root.open(path)?;
     let mut bytes = Vec::new();
     file.take(QUERY_READ_LIMIT).read_to_end(&mut bytes).ok()?;
     decode_source(bytes).ok()
@@ -1064,13 +1053,13 @@ fn read_text(root: &Path, path: &str) -> Option<String> {
 /// Lines `wanted` (from 1) of a file, read in blocks up to the last of them: a hit near
 /// the top of a 9 MB generated file reads a few kilobytes, and no file is held whole.
 /// UTF-16 files (byte order mark) are decoded whole, as the indexer decoded them.
-fn read_lines(root: &Path, path: &str, wanted: &BTreeSet<u32>) -> HashMap<u32, String> {
+fn read_lines(root: &SourceRoot, path: &str, wanted: &BTreeSet<u32>) -> HashMap<u32, String> {
     use std::io::BufRead;
     let mut found = HashMap::new();
     let Some(&last) = wanted.last() else {
         return found;
     };
-    let Some(file) = open_indexed(root, path) else {
+    let Some(file) = root.open(path) else {
         return found;
     };
     let mut reader =
@@ -1121,7 +1110,8 @@ mod tests {
         )
         .expect("write");
         let wanted: BTreeSet<u32> = [1, 2, 4, 5, 9].into_iter().collect();
-        let lines = read_lines(dir.path(), "a.rs", &wanted);
+        let root = SourceRoot::new(dir.path());
+        let lines = read_lines(&root, "a.rs", &wanted);
         assert_eq!(lines.get(&1).map(String::as_str), Some("first"));
         assert_eq!(lines.get(&2).map(String::as_str), Some("second \u{fffd}"));
         assert_eq!(lines.get(&4).map(String::as_str), Some(""));
@@ -1133,9 +1123,9 @@ mod tests {
             .chain("x\ny\n".encode_utf16().flat_map(|u| u.to_le_bytes()))
             .collect();
         std::fs::write(dir.path().join("w.ts"), utf16).expect("write");
-        let lines = read_lines(dir.path(), "w.ts", &[2].into_iter().collect());
+        let lines = read_lines(&root, "w.ts", &[2].into_iter().collect());
         assert_eq!(lines.get(&2).map(String::as_str), Some("y"));
-        assert!(read_lines(dir.path(), "missing.rs", &wanted).is_empty());
+        assert!(read_lines(&root, "missing.rs", &wanted).is_empty());
     }
 
     #[test]

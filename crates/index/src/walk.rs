@@ -363,4 +363,98 @@ mod open_tests {
         assert!(open_regular(Path::new("/dev/zero")).is_err());
         assert!(open_regular(dir.path()).is_err());
     }
+
+    #[test]
+    fn query_time_reads_stay_below_the_root_without_links() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let outside = tempfile::tempdir().expect("tempdir");
+        std::fs::write(outside.path().join("secret.rs"), "secret").expect("write");
+        std::fs::create_dir(root.path().join("src")).expect("mkdir");
+        std::fs::write(root.path().join("src/a.rs"), "fn a() {}").expect("write");
+        std::os::unix::fs::symlink(
+            outside.path().join("secret.rs"),
+            root.path().join("src/b.rs"),
+        )
+        .expect("symlink");
+        std::os::unix::fs::symlink(outside.path(), root.path().join("linked")).expect("symlink");
+        let mut sources = vec![SourceRoot::new(root.path())];
+        // The portable way, as on kernels without openat2.
+        #[cfg(target_os = "linux")]
+        sources.push(SourceRoot {
+            dir: None,
+            ..SourceRoot::new(root.path())
+        });
+        for source in &sources {
+            assert!(source.open("src/a.rs").is_some());
+            assert!(
+                source.open("src/b.rs").is_none(),
+                "a link to a file outside"
+            );
+            assert!(
+                source.open("linked/secret.rs").is_none(),
+                "a linked directory"
+            );
+            assert!(source.open("../outside.rs").is_none());
+            assert!(source.open("src").is_none(), "a directory");
+        }
+    }
+}
+
+/// The repository root as queries read indexed files from it. On Linux one `openat2`
+/// below a descriptor of the root, refusing any symbolic link on the way and anything
+/// that would leave the root; elsewhere (or on kernels before 5.6) the file's directory
+/// is resolved and checked against the root. Either way the file must be regular.
+pub(crate) struct SourceRoot {
+    path: PathBuf,
+    canonical: Option<PathBuf>,
+    #[cfg(target_os = "linux")]
+    dir: Option<std::os::fd::OwnedFd>,
+}
+
+impl SourceRoot {
+    pub(crate) fn new(path: &Path) -> SourceRoot {
+        SourceRoot {
+            path: path.to_path_buf(),
+            canonical: path.canonicalize().ok(),
+            #[cfg(target_os = "linux")]
+            dir: rustix::fs::open(
+                path,
+                rustix::fs::OFlags::RDONLY
+                    | rustix::fs::OFlags::DIRECTORY
+                    | rustix::fs::OFlags::CLOEXEC,
+                rustix::fs::Mode::empty(),
+            )
+            .ok(),
+        }
+    }
+
+    /// The indexed file `relative`, if it is still a regular file inside the root
+    /// reached without a symbolic link (see [`open_regular`] for why it can be swapped).
+    pub(crate) fn open(&self, relative: &str) -> Option<std::fs::File> {
+        #[cfg(target_os = "linux")]
+        if let Some(dir) = &self.dir {
+            use rustix::fs::{Mode, OFlags, ResolveFlags};
+            match rustix::fs::openat2(
+                dir,
+                relative,
+                OFlags::RDONLY | OFlags::NONBLOCK | OFlags::CLOEXEC | OFlags::NOCTTY,
+                Mode::empty(),
+                ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+            ) {
+                Ok(fd) => {
+                    let file = std::fs::File::from(fd);
+                    return file.metadata().ok()?.file_type().is_file().then_some(file);
+                }
+                // A kernel without openat2 (before 5.6) takes the portable way.
+                Err(rustix::io::Errno::NOSYS) => {}
+                Err(_) => return None,
+            }
+        }
+        let full = self.path.join(relative);
+        let parent = full.parent()?.canonicalize().ok()?;
+        if !parent.starts_with(self.canonical.as_ref()?) {
+            return None;
+        }
+        open_regular(&full).ok()
+    }
 }
