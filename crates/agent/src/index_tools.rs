@@ -87,13 +87,6 @@ fn index_error(e: IndexError) -> ToolError {
     ToolError::Index(e.to_string())
 }
 
-fn note_limit(mut text: String, shown: usize, limit: usize, hint: &str) -> String {
-    if shown >= limit {
-        text.push_str(&format!("\n(first {limit} shown; {hint})"));
-    }
-    text
-}
-
 impl IndexTools {
     pub fn new(root: PathBuf) -> Self {
         IndexTools {
@@ -180,17 +173,16 @@ impl IndexTools {
             "find_symbol" => {
                 let name = nonempty_arg(args, "name")?;
                 let index = self.fresh()?;
-                let hits = index.find(&FindQuery {
+                let page = index.find_page(&FindQuery {
                     limit: Some(FIND_LIMIT),
                     ..FindQuery::exact(name)
                 });
-                if hits.is_empty() {
+                if page.hits.is_empty() {
                     return Ok(answers::missing(name, &index.similar_names(name, 5)));
                 }
-                Ok(note_limit(
-                    answers::definitions(&hits),
-                    hits.len(),
-                    FIND_LIMIT,
+                Ok(answers::with_cut(
+                    answers::definitions(&page.hits),
+                    &page,
                     "use a qualified name such as Type::method to narrow",
                 ))
             }
@@ -203,17 +195,22 @@ impl IndexTools {
                         return Ok(answers::missing(target, &suggestions));
                     }
                 };
-                let refs = index.references(
+                let page = index.references_page(
                     &definitions,
                     &RefsQuery {
                         limit: Some(REFS_LIMIT),
                         ..RefsQuery::default()
                     },
                 );
-                Ok(note_limit(
-                    answers::references(target, &definitions, &refs),
-                    refs.len(),
-                    REFS_LIMIT,
+                if page.hits.is_empty() {
+                    let unread = index.unread_mentions(&definitions).map_err(index_error)?;
+                    if !unread.is_empty() {
+                        return Ok(answers::unread(target, &unread));
+                    }
+                }
+                Ok(answers::with_cut(
+                    answers::references(target, &definitions, &page.hits),
+                    &page,
                     "ask about one definition by its path:line to narrow",
                 ))
             }
@@ -222,8 +219,8 @@ impl IndexTools {
                 let regex = args.get("regex").and_then(Value::as_bool).unwrap_or(false);
                 let path_glob = args.get("path").and_then(Value::as_str).map(str::to_owned);
                 let index = self.fresh()?;
-                let hits = index
-                    .search(&SearchQuery {
+                let page = index
+                    .search_page(&SearchQuery {
                         query: query.to_owned(),
                         regex,
                         path_glob,
@@ -231,10 +228,9 @@ impl IndexTools {
                         limit: SEARCH_LIMIT,
                     })
                     .map_err(index_error)?;
-                Ok(note_limit(
-                    answers::search(&hits),
-                    hits.len(),
-                    SEARCH_LIMIT,
+                Ok(answers::with_cut(
+                    answers::search(&page.hits),
+                    &page,
                     "narrow with a path glob or a more specific query",
                 ))
             }

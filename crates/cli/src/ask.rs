@@ -22,6 +22,8 @@ use crate::render;
 pub struct AskArgs {
     /// The request. Without one: an interactive session (/exit, /clear, /compact).
     question: Vec<String>,
+    #[command(flatten)]
+    pub(crate) output: crate::OutputArgs,
     /// Allow write_file, edit_file and execute_command without asking (writes to
     /// protected paths such as .git/ and .env are still asked).
     #[arg(long)]
@@ -592,7 +594,14 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         flags,
         Settings::from_env(|k| std::env::var(k).ok()),
         defaults.settings(),
-    ])?;
+    ])
+    .map_err(|e| match e {
+        // Say where the same settings can live for good.
+        mcursor_llm::LlmError::NotConfigured(message) => {
+            anyhow::anyhow!("{message}\n{}", crate::config::file_hint())
+        }
+        other => other.into(),
+    })?;
     // MCURSOR_PASS_ENV=A,B adds to the config file's pass_env.
     let mut pass_env = defaults.pass_env.clone();
     if let Ok(extra) = std::env::var("MCURSOR_PASS_ENV") {

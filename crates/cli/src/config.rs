@@ -51,6 +51,21 @@ fn path() -> Option<PathBuf> {
     Some(base.join("mcursor").join("config.toml"))
 }
 
+/// Where `ask` reads its defaults, and what they look like: for the "no model is
+/// configured" message.
+pub fn file_hint() -> String {
+    let where_ = path().map_or_else(
+        || "~/.config/mcursor/config.toml".to_owned(),
+        |p| p.display().to_string(),
+    );
+    format!(
+        "Or write them once in {where_} (read when present; flags and environment variables win):\n  \
+         base_url = \"https://api.deepseek.com/v1\"\n  model = \"deepseek-chat\"\n  \
+         api_key = \"...\"        # or preset = \"deepseek\"\n  \
+         # also: context_window, max_steps, command_timeout, pass_env, sandbox, allow_network, sandbox_write"
+    )
+}
+
 /// Files of mcursor's own that commands must not read (the config may hold an API key).
 pub fn hidden_files() -> Vec<PathBuf> {
     path().into_iter().collect()

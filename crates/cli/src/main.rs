@@ -19,8 +19,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, LockWait, Progress, RefTarget, RefsQuery,
-    SearchQuery, SymbolHit, WatchEvent, WatchOptions, build_index,
+    BuildOptions, FindQuery, FreshnessScope, Index, IndexError, LockWait, Page, Progress,
+    RefTarget, RefsQuery, SearchQuery, SymbolHit, WatchEvent, WatchOptions, build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 
@@ -37,18 +37,49 @@ struct Cli {
     /// Run as if started in DIR.
     #[arg(short = 'C', global = true, value_name = "DIR")]
     directory: Option<PathBuf>,
-    /// Print JSON on stdout instead of text.
-    #[arg(long, global = true)]
-    json: bool,
-    /// When to color the output.
-    #[arg(long, global = true, value_enum, default_value_t = ColorWhen::Auto)]
-    color: ColorWhen,
+    /// Given before the command, for every command that prints; `mcp` prints only its
+    /// protocol and takes neither.
+    #[command(flatten)]
+    output: OutputArgs,
     #[command(subcommand)]
     command: Command,
 }
 
-#[derive(Clone, Copy, ValueEnum)]
+/// How a command prints. Accepted before the command and after it; not global, so that
+/// `mcp --help` does not offer what means nothing there.
+#[derive(Args, Clone, Copy, Default)]
+pub(crate) struct OutputArgs {
+    /// Print JSON on stdout instead of text.
+    #[arg(long)]
+    json: bool,
+    /// When to color the output.
+    #[arg(long, value_enum, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+}
+
+impl OutputArgs {
+    /// These options, with what was given before the command where nothing was after.
+    fn or(self, before: OutputArgs) -> OutputArgs {
+        OutputArgs {
+            json: self.json || before.json,
+            color: match self.color {
+                ColorWhen::Auto => before.color,
+                chosen => chosen,
+            },
+        }
+    }
+}
+
+/// A command whose only options say how it prints.
+#[derive(Args)]
+struct OutputOnly {
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
 enum ColorWhen {
+    #[default]
     Auto,
     Always,
     Never,
@@ -71,7 +102,7 @@ enum Command {
     /// Full-text code search: words match whole identifiers and their sub-words.
     Search(SearchArgs),
     /// What the index holds and whether files changed since it was built.
-    Status,
+    Status(OutputOnly),
     /// Serve the index to other agents over the Model Context Protocol (stdio).
     Mcp,
     /// Ask the coding agent: an OpenAI-compatible model with file, shell and index tools.
@@ -98,13 +129,31 @@ enum Command {
     Debug(DebugCommand),
 }
 
+impl Command {
+    /// The output options given after the command (none for those that take none).
+    fn output(&self) -> OutputArgs {
+        match self {
+            Command::Index(args) => args.output,
+            Command::Watch(args) => args.output,
+            Command::Find(args) => args.output,
+            Command::Refs(args) => args.output,
+            Command::Callers(args) | Command::Callees(args) => args.output,
+            Command::Search(args) => args.output,
+            Command::Status(only) | Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
+            Command::Ask(args) => args.output,
+            Command::Bench(args) => args.output,
+            Command::Mcp | Command::SandboxExec { .. } | Command::Debug(_) => OutputArgs::default(),
+        }
+    }
+}
+
 #[derive(Subcommand)]
 enum SandboxCommand {
     /// Report what the kernel supports, try every protection on a scratch workspace
     /// (writes outside, .git/config, credentials, the agent's environment, sockets,
     /// processes left behind), and list what this workspace protects and hides.
     /// Exit 0 when commands run confined.
-    Doctor,
+    Doctor(OutputOnly),
 }
 
 #[derive(Subcommand)]
@@ -148,6 +197,8 @@ struct IndexArgs {
     changed: Vec<PathBuf>,
     #[command(flatten)]
     build: BuildFlags,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args)]
@@ -190,17 +241,21 @@ struct WatchArgs {
     poll_ms: u64,
     #[command(flatten)]
     build: BuildFlags,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args)]
 struct FindArgs {
+    /// The name: `parse_config`, or qualified: `Session::run`, `Store.add`,
+    /// `builder::Command` (with --prefix: the start of names).
+    #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
     name: String,
     /// Only this kind (function, method, struct, class, enum, enum_variant, interface,
     /// trait, type_alias, constant, static, variable, field, module, macro).
     #[arg(long, value_parser = parse_symbol_kind)]
     kind: Option<SymbolKind>,
-    /// Only this language.
-    #[arg(long, value_parser = lang_parser())]
+    #[arg(long, value_parser = parse_lang, value_name = "LANG", help = lang_help("Only definitions in"))]
     lang: Option<Lang>,
     /// Names starting with NAME.
     #[arg(long, conflicts_with = "fuzzy")]
@@ -208,12 +263,18 @@ struct FindArgs {
     /// Names similar to NAME (labeled as fuzzy matches).
     #[arg(long)]
     fuzzy: bool,
+    /// Show at most this many (a line on stderr says when there are more).
     #[arg(long, default_value_t = 100)]
     limit: usize,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args)]
 struct RefsArgs {
+    /// A name, as for `find`, or a position `PATH:LINE[:COL]` (PATH relative to the
+    /// current directory or the repository root, or absolute).
+    #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
     target: String,
     /// Only this kind of use (call, type, import, macro, field, identifier).
     #[arg(long, value_parser = parse_ref_kind)]
@@ -225,16 +286,23 @@ struct RefsArgs {
     /// implements or overrides (labeled `dispatch`).
     #[arg(long)]
     direct: bool,
+    /// Show at most this many (a line on stderr says when there are more).
     #[arg(long, default_value_t = 1000)]
     limit: usize,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args)]
 struct CallArgs {
+    /// A function or method: a name, as for `find`, or a position `PATH:LINE[:COL]`.
+    #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
     target: String,
-    /// How many levels to follow.
-    #[arg(long, default_value_t = 1)]
-    depth: usize,
+    /// How many levels to follow (1 or more).
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=64))]
+    depth: u32,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args)]
@@ -261,10 +329,15 @@ struct BenchArgs {
     /// table on the terminal.
     #[arg(long, value_name = "FILE")]
     report: Option<PathBuf>,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 #[derive(Args)]
 struct SearchArgs {
+    /// Words (each matches whole identifiers and their sub-words: `parseFile` finds
+    /// `parse_file`), "quoted phrases", or with --regex a regular expression.
+    #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
     query: String,
     /// QUERY is a regular expression, matched line by line.
     #[arg(long, short = 'e')]
@@ -272,11 +345,14 @@ struct SearchArgs {
     /// Only paths matching this glob (e.g. 'src/**/*.rs').
     #[arg(long, value_name = "GLOB")]
     path: Option<String>,
-    /// Only files of this language.
-    #[arg(long, value_parser = lang_parser())]
+    #[arg(long, value_parser = parse_lang, value_name = "LANG", help = lang_help("Only files in"))]
     lang: Option<Lang>,
+    /// Show at most this many lines, best first (a line on stderr says when there are
+    /// more).
     #[arg(long, default_value_t = 50)]
     limit: usize,
+    #[command(flatten)]
+    output: OutputArgs,
 }
 
 fn parse_symbol_kind(s: &str) -> Result<SymbolKind, String> {
@@ -293,16 +369,31 @@ fn parse_ref_kind(s: &str) -> Result<RefKind, String> {
     })
 }
 
-/// `--lang`: the languages of the language table, with their aliases (`rs`, `ts`); clap
-/// lists them in `--help` and in the error for an unknown one.
-fn lang_parser() -> impl clap::builder::TypedValueParser<Value = Lang> {
-    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-    PossibleValuesParser::new(
-        mcursor_syntax::LANGUAGES
-            .iter()
-            .map(|spec| PossibleValue::new(spec.name).aliases(spec.aliases.iter().copied())),
+/// `--lang`: a language of the language table, or an alias (`rs`, `ts`). A language
+/// mcursor reads as text only (`python`) is refused with what to use instead.
+fn parse_lang(word: &str) -> Result<Lang, String> {
+    if let Some(lang) = Lang::parse(word) {
+        return Ok(lang);
+    }
+    let parsed = Lang::names().collect::<Vec<_>>().join(", ");
+    match mcursor_syntax::TextOnlyLanguage::named(word) {
+        Some(text_only) => Err(format!(
+            "{} files are indexed as text only: they have no symbols (symbols are indexed for {parsed}); `mcursor search --path '**/*.{}'` searches them",
+            text_only.name,
+            text_only.extensions.first().copied().unwrap_or("*")
+        )),
+        None => Err(format!(
+            "unknown language; symbols are indexed for {parsed}"
+        )),
+    }
+}
+
+/// The help line of `--lang`, listing the languages from the table.
+fn lang_help(what: &str) -> String {
+    format!(
+        "{what} this language: {}",
+        Lang::names().collect::<Vec<_>>().join(", ")
     )
-    .try_map(|word: String| Lang::parse(&word).ok_or_else(|| format!("unknown language {word}")))
 }
 
 /// The outcome of a command, mapped to an exit code.
@@ -333,12 +424,13 @@ fn main() -> ExitCode {
         let code = mcursor_sandbox::exec_main(policy, *inner, program);
         return ExitCode::from(u8::try_from(code).unwrap_or(u8::MAX));
     }
-    match cli.color {
+    let output = cli.command.output().or(cli.output);
+    match output.color {
         ColorWhen::Auto => {}
         ColorWhen::Always => anstream::ColorChoice::Always.write_global(),
         ColorWhen::Never => anstream::ColorChoice::Never.write_global(),
     }
-    let mut out = Out::new(cli.json);
+    let mut out = Out::new(output.json);
     let result = run(&cli, &mut out);
     let flushed = out.flush();
     match (result, flushed) {
@@ -382,11 +474,11 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Index(args) => index(&cwd, args, out),
         Command::Watch(args) => watch(&cwd, args, out),
         Command::Find(args) => find(&open(&cwd)?, args, out),
-        Command::Refs(args) => refs(&open(&cwd)?, args, out),
-        Command::Callers(args) => calls(&open(&cwd)?, args, true, out),
-        Command::Callees(args) => calls(&open(&cwd)?, args, false, out),
+        Command::Refs(args) => refs(&open(&cwd)?, &cwd, args, out),
+        Command::Callers(args) => calls(&open(&cwd)?, &cwd, args, true, out),
+        Command::Callees(args) => calls(&open(&cwd)?, &cwd, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
-        Command::Status => status(&open(&cwd)?, out),
+        Command::Status(_) => status(&open(&cwd)?, out),
         Command::Bench(args) => bench(&cwd, args, out),
         Command::Ask(args) => Ok(if ask::run(&cwd, args, out.json)? {
             Found::Some
@@ -397,7 +489,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
             mcursor_mcp::serve_stdio(&cwd)?;
             Ok(Found::Some)
         }
-        Command::Sandbox(SandboxCommand::Doctor) => Ok(if sandbox::doctor(&cwd, out)? {
+        Command::Sandbox(SandboxCommand::Doctor(_)) => Ok(if sandbox::doctor(&cwd, out)? {
             Found::Some
         } else {
             Found::None
@@ -562,12 +654,29 @@ fn not_found(index: &Index, name: &str, out: &mut Out) -> Result<Found> {
         out.json_value(&Vec::<SymbolHit>::new())?;
     }
     let suggestions = index.similar_names(name, 5);
-    render::no_symbol(name, &suggestions)?;
+    render::no_symbol(name, &suggestions, &index.text_only_files())?;
     Ok(Found::None)
 }
 
+/// After an answer: a line on stderr when the index may be behind the tree in what the
+/// answer depends on.
+fn say_freshness(index: &Index, scope: FreshnessScope) -> Result<()> {
+    if let Some(warning) = index.freshness(scope).warning() {
+        render::warning(&warning)?;
+    }
+    Ok(())
+}
+
+/// After a list cut at a limit: how many there are, and how to see more.
+fn say_cut<T>(page: &Page<T>, how: &str) -> Result<()> {
+    if let Some(shown) = page.shown() {
+        render::message(&format!("{shown}; {how}"))?;
+    }
+    Ok(())
+}
+
 fn find(index: &Index, args: &FindArgs, out: &mut Out) -> Result<Found> {
-    let hits = index.find(&FindQuery {
+    let page = index.find_page(&FindQuery {
         name: args.name.clone(),
         kind: args.kind,
         lang: args.lang,
@@ -575,37 +684,72 @@ fn find(index: &Index, args: &FindArgs, out: &mut Out) -> Result<Found> {
         fuzzy: args.fuzzy,
         limit: Some(args.limit),
     });
-    if hits.is_empty() {
-        return not_found(index, &args.name, out);
+    if page.hits.is_empty() {
+        let found = not_found(index, &args.name, out)?;
+        say_freshness(index, FreshnessScope::Symbols)?;
+        return Ok(found);
     }
     if out.json {
-        out.json_value(&hits)?;
+        out.json_value(&page.hits)?;
     } else {
         if args.fuzzy {
             out.note(&format!("fuzzy matches for `{}` (not exact):", args.name))?;
         }
-        for hit in &hits {
+        for hit in &page.hits {
             render::symbol(out, hit)?;
         }
     }
+    out.flush()?;
+    say_cut(&page, "--limit N for more")?;
+    say_freshness(index, FreshnessScope::Symbols)?;
     Ok(Found::Some)
 }
 
-fn targets(index: &Index, target: &str, out: &mut Out) -> Result<Option<Vec<SymbolHit>>> {
-    let parsed = RefTarget::parse(target);
+/// The definitions TARGET names; a position's PATH may be relative to the current
+/// directory, relative to the root, or absolute.
+fn targets(
+    index: &Index,
+    cwd: &Path,
+    target: &str,
+    out: &mut Out,
+) -> Result<Option<Vec<SymbolHit>>> {
+    let parsed = match RefTarget::parse(target) {
+        RefTarget::Location { path, line, column } => RefTarget::Location {
+            path: repository_path(index.root(), cwd, &path),
+            line,
+            column,
+        },
+        name => name,
+    };
     let hits = index.targets(&parsed)?;
     if hits.is_empty() {
         not_found(index, target, out)?;
+        say_freshness(index, FreshnessScope::Symbols)?;
         return Ok(None);
     }
     Ok(Some(hits))
 }
 
-fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
-    let Some(targets) = targets(index, &args.target, out)? else {
+/// PATH of a `PATH:LINE` position as the index names files: an absolute path, or one
+/// relative to the current directory, that names a file below the root becomes relative
+/// to the root; anything else is taken as relative to the root already.
+fn repository_path(root: &Path, cwd: &Path, path: &str) -> String {
+    let candidate = cwd.join(path);
+    if let (Ok(file), Ok(root)) = (candidate.canonicalize(), root.canonicalize())
+        && let Ok(relative) = file.strip_prefix(&root)
+        && let Some(relative) = relative.to_str()
+        && !relative.is_empty()
+    {
+        return relative.replace(std::path::MAIN_SEPARATOR, "/");
+    }
+    path.to_owned()
+}
+
+fn refs(index: &Index, cwd: &Path, args: &RefsArgs, out: &mut Out) -> Result<Found> {
+    let Some(targets) = targets(index, cwd, &args.target, out)? else {
         return Ok(Found::None);
     };
-    let hits = index.references(
+    let page = index.references_page(
         &targets,
         &RefsQuery {
             kind: args.kind,
@@ -614,13 +758,17 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
             limit: Some(args.limit),
         },
     );
+    let hits = &page.hits;
     if out.json {
-        out.json_value(&hits)?;
+        out.json_value(hits)?;
     } else {
         let several_targets = targets.len() > 1;
-        for hit in &hits {
+        for hit in hits {
             render::reference(out, hit, several_targets)?;
         }
+    }
+    out.flush()?;
+    if !out.json {
         let implementations = index.implementations(&targets);
         if !implementations.is_empty() {
             render::message(&format!(
@@ -637,54 +785,88 @@ fn refs(index: &Index, args: &RefsArgs, out: &mut Out) -> Result<Found> {
                     .join(", ")
             ))?;
         }
-        if hits.is_empty() {
+    }
+    if hits.is_empty() {
+        let defined_at = targets
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}:{}",
+                    mcursor_index::answers::escape_controls(&t.path),
+                    t.line
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        let unread = index.unread_mentions(&targets)?;
+        if unread.is_empty() {
             render::message(&format!(
-                "{} is defined ({}), but nothing in the index refers to it",
-                args.target,
-                targets
-                    .iter()
-                    .map(|t| format!(
-                        "{}:{}",
-                        mcursor_index::answers::escape_controls(&t.path),
-                        t.line
-                    ))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "{} is defined ({defined_at}), but nothing in the index refers to it",
+                args.target
             ))?;
+        } else {
+            render::unread(&args.target, &defined_at, &unread)?;
         }
     }
-    Ok(Found::unless_empty(&hits))
+    say_cut(&page, "--limit N for more")?;
+    say_freshness(index, FreshnessScope::Symbols)?;
+    Ok(Found::unless_empty(hits))
 }
 
-fn calls(index: &Index, args: &CallArgs, callers: bool, out: &mut Out) -> Result<Found> {
-    let Some(targets) = targets(index, &args.target, out)? else {
+fn calls(
+    index: &Index,
+    cwd: &Path,
+    args: &CallArgs,
+    callers: bool,
+    out: &mut Out,
+) -> Result<Found> {
+    let Some(targets) = targets(index, cwd, &args.target, out)? else {
         return Ok(Found::None);
     };
-    let depth = args.depth.max(1);
-    let edges = if callers {
+    let depth = args.depth as usize;
+    let page = if callers {
         index.callers(&targets, depth)
     } else {
         index.callees(&targets, depth)
     };
+    let edges = &page.hits;
     if out.json {
-        out.json_value(&edges)?;
+        out.json_value(edges)?;
     } else {
-        for edge in &edges {
+        for edge in edges {
             render::call_edge(out, edge, callers)?;
         }
-        if edges.is_empty() {
+    }
+    out.flush()?;
+    if edges.is_empty() {
+        let what = if callers { "callers" } else { "callees" };
+        let unread = if callers {
+            index.unread_mentions(&targets)?
+        } else {
+            Vec::new()
+        };
+        if unread.is_empty() {
             render::message(&format!(
-                "{} is defined, but the index has no {} for it",
-                args.target,
-                if callers { "callers" } else { "callees" }
+                "{} is defined, but the index has no {what} for it",
+                args.target
             ))?;
+        } else {
+            render::unread(&args.target, what, &unread)?;
         }
     }
-    Ok(Found::unless_empty(&edges))
+    if page.truncated() {
+        render::message(&format!(
+            "{} edges shown: the graph was cut at its limit before depth {}; a smaller --depth gives a whole answer",
+            edges.len(),
+            args.depth
+        ))?;
+    }
+    say_freshness(index, FreshnessScope::Symbols)?;
+    Ok(Found::unless_empty(edges))
 }
 
 fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
-    let hits = index.search(&SearchQuery {
+    let page = index.search_page(&SearchQuery {
         query: args.query.clone(),
         regex: args.regex,
         path_glob: args.path.clone(),
@@ -692,13 +874,16 @@ fn search(index: &Index, args: &SearchArgs, out: &mut Out) -> Result<Found> {
         limit: args.limit.max(1),
     })?;
     if out.json {
-        out.json_value(&hits)?;
+        out.json_value(&page.hits)?;
     } else {
-        for hit in &hits {
+        for hit in &page.hits {
             render::search_hit(out, hit)?;
         }
     }
-    Ok(Found::unless_empty(&hits))
+    out.flush()?;
+    say_cut(&page, "--limit N for more")?;
+    say_freshness(index, FreshnessScope::Text)?;
+    Ok(Found::unless_empty(&page.hits))
 }
 
 fn bench(cwd: &Path, args: &BenchArgs, out: &mut Out) -> Result<Found> {

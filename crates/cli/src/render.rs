@@ -100,9 +100,23 @@ pub fn message(text: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn no_symbol(name: &str, suggestions: &[String]) -> anyhow::Result<()> {
+/// A warning for the user on stderr: what an answer cannot vouch for.
+pub fn warning(text: &str) -> anyhow::Result<()> {
+    caution(&format!("warning: {text}"))
+}
+
+/// "No such symbol", with suggestions, and which source files have no symbols at all.
+pub fn no_symbol(
+    name: &str,
+    suggestions: &[String],
+    text_only: &std::collections::BTreeMap<String, usize>,
+) -> anyhow::Result<()> {
     let mut stderr = anstream::stderr();
-    writeln!(stderr, "no symbol named {}", paint(NAME, name))?;
+    writeln!(
+        stderr,
+        "no symbol named {}",
+        paint(NAME, escape_controls(name))
+    )?;
     if !suggestions.is_empty() {
         writeln!(
             stderr,
@@ -110,6 +124,67 @@ pub fn no_symbol(name: &str, suggestions: &[String]) -> anyhow::Result<()> {
             paint(DIM, "suggestions (not matches):"),
             suggestions.join(", ")
         )?;
+    }
+    if !text_only.is_empty() {
+        caution(&format!(
+            "this tree also has {}, read as text only: their symbols are not indexed, so {} may be defined there; `mcursor search {}` covers them",
+            counted_languages(text_only),
+            escape_controls(name),
+            escape_controls(last_segment(name))
+        ))?;
+    }
+    Ok(())
+}
+
+/// A line on stderr in the warning color: what an answer cannot vouch for.
+fn caution(text: &str) -> anyhow::Result<()> {
+    writeln!(anstream::stderr(), "{}", paint(WARN, text))?;
+    Ok(())
+}
+
+/// `Session` of `pkg::Session` or `Session.send`: what a text search looks for.
+fn last_segment(name: &str) -> &str {
+    name.rsplit(['.', ':'])
+        .find(|s| !s.is_empty())
+        .unwrap_or(name)
+}
+
+/// `85 python files, 3 go files`.
+fn counted_languages(counts: &std::collections::BTreeMap<String, usize>) -> String {
+    counts
+        .iter()
+        .map(|(lang, n)| format!("{n} {lang} file{}", if *n == 1 { "" } else { "s" }))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// An empty answer that cannot be sure: files name the target where the parser could not
+/// read them. `what` is what was not found (`callers`), or where the target is defined.
+pub fn unread(
+    target: &str,
+    what: &str,
+    unread: &[mcursor_index::UnreadMention],
+) -> anyhow::Result<()> {
+    caution(&format!(
+        "nothing parsed refers to {} ({what}), but {} file{} name{} it where the parser could not read the code; these may be uses:",
+        escape_controls(target),
+        unread.len(),
+        if unread.len() == 1 { "" } else { "s" },
+        if unread.len() == 1 { "s" } else { "" },
+    ))?;
+    let mut stderr = anstream::stderr();
+    for file in unread.iter().take(20) {
+        let lines: Vec<String> = file.lines.iter().take(10).map(u32::to_string).collect();
+        writeln!(
+            stderr,
+            "  {}:{}  {}",
+            paint(PATH, escape_controls(&file.path)),
+            lines.join(","),
+            paint(DIM, file.why)
+        )?;
+    }
+    if unread.len() > 20 {
+        writeln!(stderr, "  ... and {} more files", unread.len() - 20)?;
     }
     Ok(())
 }
@@ -336,6 +411,19 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
         if s.skipped_files.len() > 10 {
             writeln!(out.stream, "  ... (--json lists them all)")?;
         }
+    }
+    if !s.text_only.is_empty() {
+        writeln!(
+            out.stream,
+            "{}",
+            paint(
+                WARN,
+                format!(
+                    "read as text only (no symbols; `search` covers them): {}",
+                    counted_languages(&s.text_only)
+                )
+            )
+        )?;
     }
     if s.syntax_errors > 0 {
         writeln!(

@@ -628,15 +628,19 @@ async fn json_events_and_a_clear_message_when_nothing_is_configured() {
         .env_remove("MCURSOR_PRESET")
         .env_remove("MCURSOR_BASE_URL")
         .env_remove("MCURSOR_MODEL")
+        .env("MCURSOR_CONFIG", repo.path().join("absent-config.toml"))
         .stdin(std::process::Stdio::null());
     let out = tokio::task::spawn_blocking(move || bare.output().expect("run"))
         .await
         .expect("join");
     assert_eq!(out.status.code(), Some(2));
+    let said = stderr(&out);
+    assert!(said.contains("MCURSOR_BASE_URL"), "{said}");
+    // Where the same settings can be written for good, and how.
+    assert!(said.contains("absent-config.toml"), "{said}");
     assert!(
-        stderr(&out).contains("MCURSOR_BASE_URL"),
-        "{}",
-        stderr(&out)
+        said.contains("base_url = ") && said.contains("model = "),
+        "{said}"
     );
 }
 

@@ -331,3 +331,46 @@ fn a_file_name_with_a_newline_cannot_fake_result_lines() {
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.contains("x.rs:1: pub fn forged() {}\\ny.rs"), "{out}");
 }
+
+#[test]
+fn a_limit_says_how_many_there_are() {
+    let dir = common::fixture("rust-basic");
+    let mut client = initialized(dir.path());
+    let whole = client.call(2, "find_references", json!({"target": "parse_config"}));
+    let structured = &whole["result"]["structuredContent"];
+    let total = structured["references"].as_array().map_or(0, Vec::len);
+    assert!(total > 1, "{whole}");
+    assert_eq!(structured["total"], json!(total));
+    assert_eq!(structured["truncated"], json!(false));
+
+    let cut = client.call(
+        3,
+        "find_references",
+        json!({"target": "parse_config", "limit": 1}),
+    );
+    let structured = &cut["result"]["structuredContent"];
+    assert_eq!(structured["references"].as_array().map(Vec::len), Some(1));
+    assert_eq!(structured["total"], json!(total));
+    assert_eq!(structured["truncated"], json!(true));
+    assert!(
+        text_of(&cut).contains(&format!("(1 of {total} shown;")),
+        "{}",
+        text_of(&cut)
+    );
+
+    let search = client.call(4, "search_code", json!({"query": "config", "limit": 2}));
+    let structured = &search["result"]["structuredContent"];
+    assert_eq!(structured["matches"].as_array().map(Vec::len), Some(2));
+    assert_eq!(structured["truncated"], json!(true));
+    assert!(structured["total"].as_u64().unwrap_or(0) > 2, "{search}");
+    let find = client.call(
+        5,
+        "find_symbol",
+        json!({"name": "parse_config", "limit": 1}),
+    );
+    assert_eq!(find["result"]["structuredContent"]["total"], json!(2));
+    assert_eq!(
+        find["result"]["structuredContent"]["truncated"],
+        json!(true)
+    );
+}

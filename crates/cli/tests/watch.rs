@@ -234,3 +234,25 @@ fn watch_converges_after_a_checkout_of_a_thousand_files() {
     let status = watcher.interrupt();
     assert!(status.success(), "watch exited with {status}");
 }
+
+#[test]
+fn a_running_watch_holds_the_mark_that_queries_trust_and_releases_it() {
+    let repo = fixture("rust-basic");
+    let root = repo.path();
+    let mark = root.join(".mcursor/watch.lock");
+    let watcher = Watcher::start(root);
+    let held = std::fs::File::open(&mark).expect("the watch mark exists");
+    assert!(
+        matches!(
+            held.try_lock_shared(),
+            Err(std::fs::TryLockError::WouldBlock)
+        ),
+        "the watch holds its mark"
+    );
+    let pid = std::fs::read_to_string(&mark).expect("read mark");
+    assert_eq!(pid.trim(), watcher.child.id().to_string());
+    let status = watcher.interrupt();
+    assert!(status.success(), "{status:?}");
+    let released = std::fs::File::open(&mark).expect("open mark");
+    assert!(released.try_lock_shared().is_ok(), "released on exit");
+}

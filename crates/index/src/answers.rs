@@ -3,7 +3,7 @@
 //! hit, `path:line:column` first, so a model can quote and open it.
 
 use crate::Result;
-use crate::query::{Index, RefHit, RefTarget, SearchHit, SymbolHit};
+use crate::query::{Index, Page, RefHit, RefTarget, SearchHit, SymbolHit, UnreadMention};
 
 /// What a name or `path:line` target names: its definitions, or nothing, with the
 /// closest names (which are suggestions, not matches).
@@ -104,6 +104,40 @@ pub fn references(target: &str, definitions: &[SymbolHit], refs: &[RefHit]) -> S
         })
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// `text`, and a last line saying how much a cut list left out and how to get it.
+pub fn with_cut<T>(mut text: String, page: &Page<T>, how: &str) -> String {
+    if let Some(shown) = page.shown() {
+        text.push_str(&format!("\n({shown}; {how})"));
+    }
+    text
+}
+
+/// What an empty answer could not read: files naming `target` where the parser failed.
+pub fn unread(target: &str, unread: &[UnreadMention]) -> String {
+    let files: Vec<String> = unread
+        .iter()
+        .take(20)
+        .map(|u| {
+            let lines: Vec<String> = u.lines.iter().take(10).map(u32::to_string).collect();
+            format!(
+                "{}:{} ({})",
+                escape_controls(&u.path),
+                lines.join(","),
+                u.why
+            )
+        })
+        .collect();
+    format!(
+        "nothing parsed refers to {target}, but these files name it where the parser could not read the code (possible uses): {}{}",
+        files.join(", "),
+        if unread.len() > 20 {
+            format!(", and {} more files", unread.len() - 20)
+        } else {
+            String::new()
+        }
+    )
 }
 
 /// Matching lines of a code search.

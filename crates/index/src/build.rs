@@ -90,6 +90,8 @@ pub struct BuildSummary {
     pub files: usize,
     /// Files parsed for symbols, per language.
     pub parsed: BTreeMap<String, usize>,
+    /// Source files of languages mcursor reads as text only (no symbols), per language.
+    pub text_only: BTreeMap<String, usize>,
     /// Files not indexed, by reason key.
     pub skipped: BTreeMap<String, usize>,
     /// Each skipped file with its reason (the first 1,000).
@@ -126,7 +128,7 @@ pub struct Changes {
     pub files: Vec<ChangedFile>,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChangedFile {
     pub path: String,
     pub change: Change,
@@ -217,6 +219,7 @@ pub fn build_index(
         })
     })?;
     prepare_format(&dir)?;
+    ignore_in_git(&dir)?;
     // The existing index, opened once: it gives the size limit when none is asked for,
     // and is what an update starts from.
     let existing = crate::Index::open_root(&root).ok();
@@ -241,6 +244,9 @@ pub fn build_index(
     {
         return Ok(summary);
     }
+    let walk_started =
+        filesystem_now(&dir).unwrap_or_else(|| unix_ns().saturating_sub(1_000_000_000));
+    let root_mtime = std::fs::metadata(&root).map(|m| walk::mtime_ns(&m)).ok();
     let (walked, skipped) = walk::walk(
         &root,
         &WalkOptions {
@@ -255,7 +261,11 @@ pub fn build_index(
         started,
         previous.as_ref(),
         walked,
-        Some(skipped),
+        Some(WalkOutcome {
+            skipped,
+            started_unix_ns: walk_started,
+            root_mtime_ns: root_mtime,
+        }),
     )?
     .ok_or_else(|| IndexError::Corrupt {
         path: dir.clone(),
@@ -329,12 +339,14 @@ fn update(
     started: Instant,
     previous: Option<&crate::Index>,
     walked: Vec<walk::WalkedFile>,
-    walk_skips: Option<Vec<Skipped>>,
+    walk: Option<WalkOutcome>,
 ) -> Result<Option<BuildSummary>> {
     let root = root.to_path_buf();
     let dir = root.join(INDEX_DIR);
-    let targeted = walk_skips.is_none();
-    let mut skipped = walk_skips.unwrap_or_default();
+    let targeted = walk.is_none();
+    // A targeted update walked nothing: the tree is as current as the last walk.
+    let walk_times = walk.as_ref().map(|w| (w.started_unix_ns, w.root_mtime_ns));
+    let mut skipped = walk.map(|w| w.skipped).unwrap_or_default();
     let threads = options.threads.max(1);
     progress(Progress::Walked {
         files: walked.len(),
@@ -343,10 +355,10 @@ fn update(
     let parse_config = ParseConfig {
         timeout: options.parse_timeout,
     };
-    let known_binary = if previous.is_some() {
-        cache::load_binary(&dir)
+    let known = if previous.is_some() {
+        Known::load(&dir)
     } else {
-        HashMap::new()
+        Known::default()
     };
     let previous_files: HashMap<&str, FileInfo<'_>> = match &previous {
         Some(index) => (0..index.store().file_count())
@@ -356,12 +368,13 @@ fn update(
         None => HashMap::new(),
     };
     let incremental = previous.is_some();
-    let diff = compare_tree(&previous_files, &walked, &known_binary, incremental, &pool);
+    let diff = compare_tree(&previous_files, &walked, &known, incremental, &pool);
     let TreeDiff {
         kept,
         to_read,
         changed,
         mut binary,
+        touched,
         skipped: found_skips,
         changes,
     } = diff;
@@ -369,8 +382,8 @@ fn update(
     if let Some(index) = &previous
         && changes.is_empty()
     {
-        if !targeted && binary.len() != known_binary.len() {
-            cache::write_binary(&dir, &binary)?;
+        if !targeted {
+            known.write_if_changed(&dir, &binary, &touched)?;
         }
         let skipped = (!targeted).then_some(skipped);
         return Ok(Some(store_summary(
@@ -383,10 +396,16 @@ fn update(
     }
 
     trace(&started, "compared");
-    let patch = match &previous {
+    let mut patch = match &previous {
         Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
         None => None,
     };
+    if let (Some(patch), Some((started, root_mtime))) = (&mut patch, walk_times)
+        && let Some(meta) = patch.data.meta.as_object_mut()
+    {
+        meta.insert(WALKED_KEY.into(), started.into());
+        meta.insert(ROOT_MTIME_KEY.into(), root_mtime.into());
+    }
     trace(&started, "patch prepared");
     // A targeted update that cannot be a patch gives up before touching the text index.
     if targeted && patch.is_none() {
@@ -454,7 +473,7 @@ fn update(
         trace(&started, "patch written");
         cache::write_patch(&dir, &entries)?;
         if !targeted {
-            cache::write_binary(&dir, &binary)?;
+            known.write_if_changed(&dir, &binary, &touched)?;
         }
         prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
         prepared.commit()?;
@@ -606,6 +625,11 @@ fn update(
         *skipped_counts.entry(s.reason.key().to_owned()).or_insert(0) += 1;
     }
     let file_count = parsed_files.len();
+    let text_only = text_only_counts(
+        parsed_files
+            .iter()
+            .map(|f| (f.row.path.as_str(), f.row.lang)),
+    );
     let meta = serde_json::json!({
         "root": root,
         "files": file_count,
@@ -614,10 +638,9 @@ fn update(
         "source_bytes": source_bytes,
         "max_file_size": options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
         "extraction": mcursor_syntax::extraction_fingerprint(),
-        "built_unix_ms": std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_millis() as u64)
-            .unwrap_or(0),
+        "built_unix_ms": unix_ms(),
+        WALKED_KEY: walk_times.map_or(0, |t| t.0),
+        ROOT_MTIME_KEY: walk_times.and_then(|t| t.1),
     });
     trace(&started, "parsed");
     // Finish the text index's segments now (nothing is published until the commit
@@ -632,7 +655,7 @@ fn update(
     drop(data);
     trace(&started, "graph written");
     pool.install(|| cache::write(&dir, &parsed_files, &memos))?;
-    cache::write_binary(&dir, &binary)?;
+    known.write_if_changed(&dir, &binary, &touched)?;
     // Freeing a million small allocations takes a while; let it overlap the commit.
     std::thread::spawn(move || drop((parsed_files, memos)));
     trace(&started, "cache written");
@@ -646,6 +669,7 @@ fn update(
         root: root.clone(),
         files: file_count,
         parsed,
+        text_only,
         skipped: skipped_counts,
         skipped_files: skipped
             .iter()
@@ -678,7 +702,9 @@ struct TreeDiff<'w, 's> {
     to_read: Vec<&'w walk::WalkedFile>,
     /// Changed or new files, read and hashed.
     changed: Vec<ReadFile<'w>>,
-    binary: Vec<cache::BinaryFile>,
+    binary: Vec<cache::SeenFile>,
+    /// Files kept although their size or time differ from the index's (content unchanged).
+    touched: Vec<cache::SeenFile>,
     /// Files found binary or unreadable.
     skipped: Vec<Skipped>,
     changes: ChangeSet,
@@ -690,22 +716,32 @@ struct TreeDiff<'w, 's> {
 fn compare_tree<'w, 's>(
     previous: &HashMap<&'s str, FileInfo<'s>>,
     walked: &'w [walk::WalkedFile],
-    known_binary: &HashMap<String, cache::BinaryFile>,
+    known: &Known,
     read: bool,
     pool: &rayon::ThreadPool,
 ) -> TreeDiff<'w, 's> {
     let mut kept = Vec::new();
     let mut to_read = Vec::new();
     let mut binary = Vec::new();
+    let mut touched = Vec::new();
     let mut skipped = Vec::new();
     for file in walked {
         match previous.get(file.path.as_str()) {
             Some(info) if info.size == file.size && info.mtime_ns == file.mtime_ns => {
                 kept.push((file, info.clone()));
             }
+            Some(info)
+                if known
+                    .touched
+                    .get(&file.path)
+                    .is_some_and(|t| t.matches(file.size, file.mtime_ns)) =>
+            {
+                touched.push(file.seen());
+                kept.push((file, info.clone()));
+            }
             Some(_) => to_read.push(file),
-            None => match known_binary.get(&file.path) {
-                Some(b) if b.size == file.size && b.mtime_ns == file.mtime_ns => {
+            None => match known.binary.get(&file.path) {
+                Some(b) if b.matches(file.size, file.mtime_ns) => {
                     binary.push(b.clone());
                     skipped.push(Skipped {
                         path: file.path.clone(),
@@ -724,7 +760,10 @@ fn compare_tree<'w, 's>(
             match outcome {
                 Ok(file) => match previous.get(file.walked.path.as_str()) {
                     // Touched, not changed: keep what the index has.
-                    Some(info) if info.hash == file.hash => kept.push((file.walked, info.clone())),
+                    Some(info) if info.hash == file.hash => {
+                        touched.push(file.walked.seen());
+                        kept.push((file.walked, info.clone()));
+                    }
                     _ => changed.push(file),
                 },
                 Err(skip) => {
@@ -742,8 +781,49 @@ fn compare_tree<'w, 's>(
         to_read,
         changed,
         binary,
+        touched,
         skipped,
         changes,
+    }
+}
+
+/// What earlier builds learned about files without indexing them (see [`cache`]).
+#[derive(Default)]
+struct Known {
+    binary: HashMap<String, cache::SeenFile>,
+    touched: HashMap<String, cache::SeenFile>,
+    /// Read from the index directory (a full build starts from nothing and overwrites).
+    loaded: bool,
+}
+
+impl Known {
+    fn load(dir: &Path) -> Known {
+        Known {
+            binary: cache::load_seen(dir, cache::BINARY_FILE),
+            touched: cache::load_seen(dir, cache::TOUCHED_FILE),
+            loaded: true,
+        }
+    }
+
+    /// Records what a whole-tree comparison found, where it differs from what was known.
+    fn write_if_changed(
+        &self,
+        dir: &Path,
+        binary: &[cache::SeenFile],
+        touched: &[cache::SeenFile],
+    ) -> Result<()> {
+        for (list, known, found) in [
+            (cache::BINARY_FILE, &self.binary, binary),
+            (cache::TOUCHED_FILE, &self.touched, touched),
+        ] {
+            let same = self.loaded
+                && known.len() == found.len()
+                && found.iter().all(|f| known.get(&f.path) == Some(f));
+            if !same {
+                cache::write_seen(dir, list, found)?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -767,11 +847,11 @@ pub(crate) fn changes_since(index: &crate::Index) -> Vec<ChangedFile> {
         .filter_map(|i| store.file(i))
         .map(|f| (f.path, f))
         .collect();
-    let known_binary = cache::load_binary(&index.dir);
+    let known = Known::load(&index.dir);
     let Ok(pool) = rayon::ThreadPoolBuilder::new().num_threads(2).build() else {
         return Vec::new();
     };
-    compare_tree(&previous, &walked, &known_binary, true, &pool)
+    compare_tree(&previous, &walked, &known, true, &pool)
         .changes
         .all
 }
@@ -820,12 +900,12 @@ fn read_file(file: &walk::WalkedFile) -> std::result::Result<ReadFile<'_>, Skipp
 }
 
 /// Remembers a file skipped as binary, so the next build skips it unread.
-fn note_binary(skip: &Skipped, walked: &[walk::WalkedFile], binary: &mut Vec<cache::BinaryFile>) {
+fn note_binary(skip: &Skipped, walked: &[walk::WalkedFile], binary: &mut Vec<cache::SeenFile>) {
     if skip.reason != SkipReason::Binary {
         return;
     }
     if let Ok(i) = walked.binary_search_by(|w| w.path.as_str().cmp(&skip.path)) {
-        binary.push(cache::BinaryFile {
+        binary.push(cache::SeenFile {
             path: skip.path.clone(),
             size: walked[i].size,
             mtime_ns: walked[i].mtime_ns,
@@ -968,6 +1048,7 @@ fn store_summary(
         root: root.to_path_buf(),
         files: files.len(),
         parsed: counts("parsed"),
+        text_only: text_only_counts(files.iter().map(|f| (f.path, f.lang))),
         skipped: skipped_counts,
         skipped_files: Vec::new(),
         symbols: store.symbol_count() as usize,
@@ -987,6 +1068,24 @@ fn store_summary(
         patched: changes.is_some(),
         changes: changes.map(ChangeSet::summary).unwrap_or_default(),
     }
+}
+
+/// How many files of each text-only language (see [`TextOnlyLanguage`]) are among
+/// `files` (path, parsed language).
+///
+/// [`TextOnlyLanguage`]: mcursor_syntax::TextOnlyLanguage
+pub(crate) fn text_only_counts<'a>(
+    files: impl Iterator<Item = (&'a str, Option<Lang>)>,
+) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    for (path, lang) in files {
+        if lang.is_none()
+            && let Some(text_only) = mcursor_syntax::TextOnlyLanguage::of_path(path)
+        {
+            *counts.entry(text_only.name.to_owned()).or_insert(0) += 1;
+        }
+    }
+    counts
 }
 
 /// Files earlier patches replaced that a new patch still carries along (see
@@ -1202,6 +1301,48 @@ fn prepare_patch(
     })
 }
 
+/// Writes `.mcursor/.gitignore` (`*`) unless it exists, so the index never shows up in
+/// `git status` of the repository it indexes.
+fn ignore_in_git(dir: &Path) -> Result<()> {
+    let path = dir.join(".gitignore");
+    if path.symlink_metadata().is_err() {
+        std::fs::write(&path, "# written by mcursor: the index is not source\n*\n").at(&path)?;
+    }
+    Ok(())
+}
+
+/// A walk of the whole tree: what it skipped, and when it started (what a later
+/// freshness check compares directory times with).
+struct WalkOutcome {
+    skipped: Vec<Skipped>,
+    started_unix_ns: u64,
+    root_mtime_ns: Option<i64>,
+}
+
+/// The store meta key of the last whole-tree walk's start, in nanoseconds since the epoch.
+pub(crate) const WALKED_KEY: &str = "walked_unix_ns";
+/// The store meta key of the root directory's time when the last whole-tree walk started.
+pub(crate) const ROOT_MTIME_KEY: &str = "root_mtime_ns";
+
+/// The file system's clock now, read from a file written in the index directory: the
+/// same (coarse) clock that stamps directory times, so "changed after the walk started"
+/// is a comparison of like with like.
+fn filesystem_now(dir: &Path) -> Option<u64> {
+    let stamp = dir.join("walk-stamp");
+    std::fs::write(&stamp, b"").ok()?;
+    let modified = std::fs::metadata(&stamp).ok()?;
+    u64::try_from(walk::mtime_ns(&modified))
+        .ok()
+        .filter(|&ns| ns > 0)
+}
+
+fn unix_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos().min(u64::MAX as u128) as u64)
+        .unwrap_or(0)
+}
+
 fn unix_ms() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -1312,7 +1453,8 @@ fn prepare_format(dir: &Path) -> Result<()> {
         let entries = std::fs::read_dir(dir).at(dir)?;
         for entry in entries.flatten() {
             let path = entry.path();
-            if entry.file_name() == "lock" {
+            // Locks held by other processes stay (a running watch's included).
+            if entry.file_name() == "lock" || entry.file_name() == crate::fresh::WATCH_LOCK {
                 continue;
             }
             let removed = if path.is_dir() {

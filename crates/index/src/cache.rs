@@ -238,30 +238,42 @@ fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]
     Ok(())
 }
 
+/// Files skipped for holding a NUL byte, as they were when read: while a file's size and
+/// time stay, it is skipped again without being read.
 pub(crate) const BINARY_FILE: &str = "binary.json";
+/// Files whose size or time changed since their generation was written but whose content
+/// did not (a branch switched away and back, a `touch`): while a file's size and time stay
+/// as recorded here, neither an update nor a freshness check reads it again.
+pub(crate) const TOUCHED_FILE: &str = "touched.json";
 
-/// A file skipped for holding a NUL byte, as it was when read: while its size and time
-/// stay, it is skipped again without being read.
+/// A file as it was seen when read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub(crate) struct BinaryFile {
+pub(crate) struct SeenFile {
     pub path: String,
     pub size: u64,
     pub mtime_ns: i64,
 }
 
-/// The binary files of the last build, by path (empty when unreadable).
-pub(crate) fn load_binary(dir: &Path) -> HashMap<String, BinaryFile> {
-    std::fs::read(dir.join(BINARY_FILE))
+impl SeenFile {
+    /// Whether the file still has the size and time it had when seen.
+    pub(crate) fn matches(&self, size: u64, mtime_ns: i64) -> bool {
+        self.size == size && self.mtime_ns == mtime_ns
+    }
+}
+
+/// The files of one of the lists above, by path (empty when unreadable).
+pub(crate) fn load_seen(dir: &Path, list: &str) -> HashMap<String, SeenFile> {
+    std::fs::read(dir.join(list))
         .ok()
-        .and_then(|bytes| serde_json::from_slice::<Vec<BinaryFile>>(&bytes).ok())
+        .and_then(|bytes| serde_json::from_slice::<Vec<SeenFile>>(&bytes).ok())
         .unwrap_or_default()
         .into_iter()
         .map(|b| (b.path.clone(), b))
         .collect()
 }
 
-pub(crate) fn write_binary(dir: &Path, files: &[BinaryFile]) -> Result<()> {
-    let path = dir.join(BINARY_FILE);
+pub(crate) fn write_seen(dir: &Path, list: &str, files: &[SeenFile]) -> Result<()> {
+    let path = dir.join(list);
     let mut tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
     let bytes = serde_json::to_vec(files).unwrap_or_default();
     tmp.write_all(&bytes).at(&path)?;

@@ -35,6 +35,8 @@ pub(crate) struct CallSite {
 pub(crate) struct CallGraph {
     pub graph: DiGraphMap<CallNode, u32>,
     pub sites: BTreeMap<(CallNode, CallNode), Vec<CallSite>>,
+    /// The edge limit stopped the exploration before `depth` was reached everywhere.
+    pub cut: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -61,8 +63,13 @@ pub(crate) fn explore(
         graph.add_node(node);
         queue.push_back((node, 0));
     }
+    let mut cut = false;
     while let Some((node, level)) = queue.pop_front() {
-        if level >= depth || graph.edge_count() >= max_edges {
+        if level >= depth {
+            continue;
+        }
+        if graph.edge_count() >= max_edges {
+            cut = true;
             continue;
         }
         for (next, site) in neighbours(node) {
@@ -82,7 +89,7 @@ pub(crate) fn explore(
             }
         }
     }
-    CallGraph { graph, sites }
+    CallGraph { graph, sites, cut }
 }
 
 #[cfg(test)]

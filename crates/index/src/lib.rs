@@ -27,6 +27,7 @@ pub mod build;
 mod cache;
 mod dump;
 pub mod error;
+mod fresh;
 mod graph;
 pub mod lock;
 mod query;
@@ -43,10 +44,11 @@ pub use build::{
     build_index, check_root, decode_source, parse_only,
 };
 pub use error::{IndexError, Result};
+pub use fresh::{CHECK_BUDGET, Freshness, Scope as FreshnessScope};
 pub use lock::LockWait;
 pub use query::{
-    CallEdge, DISPATCH, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, RefHit, RefTarget,
-    RefsQuery, SearchHit, SearchQuery, Status, SymbolHit,
+    CallEdge, DISPATCH, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, Page, RefHit,
+    RefTarget, RefsQuery, SearchHit, SearchQuery, Status, SymbolHit, UnreadMention,
 };
 pub use store::{Confidence, FORMAT_VERSION};
 pub use walk::{INDEX_DIR, SkipReason};

@@ -22,6 +22,10 @@ use crate::store::{Confidence, FileInfo, RefInfo, RefShape, Store, SymbolInfo};
 use crate::walk::{INDEX_DIR, SourceRoot};
 use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, generation_from_payload, text};
 
+/// Below this many files to read, a query reads them on its own thread: starting the
+/// thread pool costs more (much more on a loaded machine or one with many cores).
+const PARALLEL_FILES: usize = 32;
+
 /// Longest line text returned with a hit, in characters.
 const MAX_LINE_CHARS: usize = 300;
 
@@ -59,6 +63,12 @@ pub struct RefHit {
     /// dispatch the trait's, interface's or base class's member it names), or the bare
     /// name (heuristic by name: any definition with that name).
     pub target: String,
+    /// The file and line of that definition, when `target` names one: tells apart
+    /// same-named definitions in different files (two TypeScript modules' `ZodType`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_line: Option<u32>,
     /// `resolved`, `heuristic`, or `dispatch` (a call through a member the asked-for one
     /// implements or overrides: it may reach it).
     pub confidence: &'static str,
@@ -70,6 +80,8 @@ pub struct RefHit {
 struct Found {
     r: RefInfo,
     target: String,
+    /// Where the definition named by `target` is, when the reference names one.
+    target_at: Option<(String, u32)>,
     dispatch: bool,
 }
 
@@ -81,6 +93,62 @@ pub struct SearchHit {
     pub text: String,
     pub score: f32,
 }
+
+/// The first hits of a longer answer, and how many there are: a list cut at a limit
+/// says so.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page<T> {
+    pub hits: Vec<T>,
+    /// How many hits there are in all.
+    pub total: usize,
+    /// `total` counts what was looked at, and there is more (a search reads the best
+    /// ranked files only).
+    pub total_at_least: bool,
+}
+
+impl<T> Page<T> {
+    /// All the hits there are, uncut.
+    pub fn whole(hits: Vec<T>) -> Page<T> {
+        let total = hits.len();
+        Page {
+            hits,
+            total,
+            total_at_least: false,
+        }
+    }
+
+    /// Whether there are more hits than these.
+    pub fn truncated(&self) -> bool {
+        self.total_at_least || self.total > self.hits.len()
+    }
+
+    /// `100 of 114 shown` (`50 of at least 220 shown`), or `None` when nothing was cut.
+    pub fn shown(&self) -> Option<String> {
+        self.truncated().then(|| {
+            format!(
+                "{} of {}{} shown",
+                self.hits.len(),
+                if self.total_at_least { "at least " } else { "" },
+                self.total
+            )
+        })
+    }
+}
+
+/// A file that may refer to a symbol where the parser could not read it: an answer of
+/// "nothing refers to it" names these instead of passing for certain.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct UnreadMention {
+    pub path: String,
+    /// Lines that name the symbol inside a region the parser could not read (all lines
+    /// naming it when the file was not parsed at all).
+    pub lines: Vec<u32>,
+    /// `syntax error`, `parse timed out`, or `not checked` (past the files re-read).
+    pub why: &'static str,
+}
+
+/// Files with syntax errors re-parsed to find out whether a mention sits in an error.
+const MAX_REPARSED: usize = 20;
 
 /// One edge of a call graph answer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -297,6 +365,12 @@ impl Index {
         &self.store
     }
 
+    /// Whether the working tree moved since this generation was built (a bounded check,
+    /// see [`Freshness`]): what a query says next to its answer.
+    pub fn freshness(&self, scope: crate::FreshnessScope) -> crate::Freshness {
+        crate::fresh::check(&self.root, &self.store, scope)
+    }
+
     /// Files matching `parts`, best first, with their scores. The text index is opened
     /// per search (it is cheap), so a long-lived `Index` sees the latest commit; an open
     /// that races a writer's clean-up of old segments is retried.
@@ -305,8 +379,9 @@ impl Index {
         parts: &[text::QueryPart],
         lang: Option<Lang>,
         wanted: usize,
-    ) -> Result<Vec<(f32, String)>> {
-        let attempt = || -> std::result::Result<Vec<(f32, String)>, tantivy::TantivyError> {
+    ) -> Result<(Vec<(f32, String)>, usize)> {
+        type Ranked = (Vec<(f32, String)>, usize);
+        let attempt = || -> std::result::Result<Ranked, tantivy::TantivyError> {
             let (index, fields) = text::open(&self.dir.join(TEXT_DIR)).map_err(|e| match e {
                 IndexError::Text(e) => e,
                 other => tantivy::TantivyError::SystemError(other.to_string()),
@@ -317,7 +392,13 @@ impl Index {
                 .try_into()?;
             let searcher = reader.searcher();
             let query = text::build_query(fields, parts, lang.map(Lang::as_str));
-            let top = searcher.search(&query, &TopDocs::with_limit(wanted).order_by_score())?;
+            let (top, count) = searcher.search(
+                &query,
+                &(
+                    TopDocs::with_limit(wanted).order_by_score(),
+                    tantivy::collector::Count,
+                ),
+            )?;
             let mut files = Vec::with_capacity(top.len());
             for (score, address) in top {
                 let doc: tantivy::TantivyDocument = searcher.doc(address)?;
@@ -325,7 +406,7 @@ impl Index {
                     files.push((score, path.to_owned()));
                 }
             }
-            Ok(files)
+            Ok((files, count))
         };
         let mut last = None;
         for _ in 0..3 {
@@ -369,11 +450,16 @@ impl Index {
         self.store.file(file).and_then(|f| f.lang)
     }
 
-    /// Definitions matching `query`, ordered by path and line.
+    /// Definitions matching `query`, ordered by path and line, at most `query.limit`.
     pub fn find(&self, query: &FindQuery) -> Vec<SymbolHit> {
+        self.find_page(query).hits
+    }
+
+    /// Definitions matching `query`, with how many there are beyond `query.limit`.
+    pub fn find_page(&self, query: &FindQuery) -> Page<SymbolHit> {
         let segments = split_qualified(&query.name);
         let Some(last) = segments.last() else {
-            return Vec::new();
+            return Page::whole(Vec::new());
         };
         let ids: Vec<u32> = if query.fuzzy {
             self.similar_names(last, 50)
@@ -401,20 +487,168 @@ impl Index {
             })
             .map(|s| self.hit(&s))
             .collect();
+        if hits.is_empty() && segments.len() >= 2 && !query.prefix && !query.fuzzy {
+            hits = self.by_public_path(&segments, query);
+        }
         hits.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+        let total = hits.len();
         if let Some(limit) = query.limit {
             hits.truncate(limit);
+        }
+        Page {
+            hits,
+            total,
+            total_at_least: false,
+        }
+    }
+
+    /// Rust definitions a path reaches through the module tree or a re-export:
+    /// `builder::Command`, `crate::builder::Command` and `clap_builder::Command` (the
+    /// package name first) all find `builder::command::Command` when `builder/mod.rs` or
+    /// the crate root has `pub use command::Command`. A re-export is an import the
+    /// resolver tied to the definition; its module is where the path leads.
+    fn by_public_path(&self, segments: &[String], query: &FindQuery) -> Vec<SymbolHit> {
+        let Some((last, qualifier)) = segments.split_last() else {
+            return Vec::new();
+        };
+        let mut qualifier: &[String] = qualifier;
+        let mut anchored = false;
+        while let Some((first, rest)) = qualifier.split_first()
+            && matches!(first.as_str(), "crate" | "self")
+        {
+            qualifier = rest;
+            anchored = true;
+        }
+        let candidates: Vec<SymbolInfo<'_>> = self
+            .store
+            .symbols_named(last)
+            .into_iter()
+            .filter_map(|id| self.store.symbol(id))
+            .filter(|s| {
+                self.file_lang(s.file).map(Lang::family) == Some(mcursor_syntax::Family::Rust)
+            })
+            .filter(|s| !s.member)
+            .filter(|s| query.kind.is_none_or(|k| k == s.kind))
+            .filter(|s| query.lang.is_none_or(|l| self.file_lang(s.file) == Some(l)))
+            .collect();
+        if candidates.is_empty() {
+            return Vec::new();
+        }
+        let cargo_dirs: HashSet<String> = (0..self.store.file_count())
+            .filter_map(|i| self.store.file(i))
+            .filter_map(|f| match f.path {
+                "Cargo.toml" => Some(String::new()),
+                path => path.strip_suffix("/Cargo.toml").map(str::to_owned),
+            })
+            .collect();
+        let mut package_names: HashMap<String, Option<String>> = HashMap::new();
+        let mut package_name = |crate_key: &str| -> Option<String> {
+            package_names
+                .entry(crate_key.to_owned())
+                .or_insert_with(|| {
+                    let manifest = if crate_key.is_empty() {
+                        "Cargo.toml".to_owned()
+                    } else {
+                        format!("{crate_key}/Cargo.toml")
+                    };
+                    read_text(&self.source, &manifest)
+                        .and_then(|text| crate::resolve::cargo_package_name(&text))
+                })
+                .clone()
+        };
+        // Whether a module (of a crate) is where the qualifier leads.
+        let mut leads_to = |file: u32| -> bool {
+            let Some(path) = self.store.file(file).map(|f| f.path) else {
+                return false;
+            };
+            let module = crate::resolve::rust_module(path, &cargo_dirs);
+            let ends_with = |q: &[String]| {
+                module.path.len() >= q.len() && module.path[module.path.len() - q.len()..] == *q
+            };
+            if anchored {
+                return module.path == qualifier;
+            }
+            if ends_with(qualifier) {
+                return true;
+            }
+            match qualifier.split_first() {
+                Some((first, rest)) => {
+                    module.path == rest
+                        && package_name(&module.crate_key).as_deref() == Some(first.as_str())
+                }
+                None => false,
+            }
+        };
+        let Some(name_id) = self.store.name_id(last) else {
+            return Vec::new();
+        };
+        let mut importers: HashMap<u32, Vec<u32>> = HashMap::new();
+        for r in self.store.refs_named(name_id) {
+            if let (RefKind::Import, Some(target)) = (r.kind, r.target)
+                && candidates.iter().any(|c| c.id == target)
+                && !self.renamed_import(&r, last)
+            {
+                importers.entry(target).or_default().push(r.file);
+            }
+        }
+        let mut answered: HashMap<u32, bool> = HashMap::new();
+        let mut leads_to = |file: u32| *answered.entry(file).or_insert_with(|| leads_to(file));
+        let mut hits = Vec::new();
+        for symbol in candidates {
+            // Defined in a module the path leads to, or imported (re-exported) by one.
+            let reached = leads_to(symbol.file)
+                || importers
+                    .get(&symbol.id)
+                    .is_some_and(|files| files.iter().any(|&f| leads_to(f)));
+            if reached {
+                hits.push(self.hit(&symbol));
+            }
         }
         hits
     }
 
+    /// Whether an import of `name` renames it (`use a::Name as Other;`): the path then
+    /// ends in the other name.
+    fn renamed_import(&self, r: &RefInfo, name: &str) -> bool {
+        let Some(path) = self.store.file(r.file).map(|f| f.path) else {
+            return false;
+        };
+        let lines = read_lines(&self.source, path, &BTreeSet::from([r.line]));
+        let Some(line) = lines.get(&r.line) else {
+            return false;
+        };
+        let after = line
+            .char_indices()
+            .nth(r.column.saturating_sub(1) as usize)
+            .map_or("", |(at, _)| &line[at..]);
+        after
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.trim_start().starts_with("as "))
+    }
+
     /// Names close to `name`, best first: same name in another case, names containing it,
     /// small edit distance. For "did you mean" suggestions and `--fuzzy`.
+    /// A qualified name that found nothing suggests first the definitions its last
+    /// segment names exactly (`foo::Command` → `builder::command::Command`).
     pub fn similar_names(&self, name: &str, limit: usize) -> Vec<String> {
-        let last = split_qualified(name).last().cloned().unwrap_or_default();
+        let segments = split_qualified(name);
+        let last = segments.last().cloned().unwrap_or_default();
         let lower = last.to_lowercase();
         if lower.is_empty() {
             return Vec::new();
+        }
+        let mut exact: Vec<String> = Vec::new();
+        if segments.len() >= 2 {
+            for id in self.store.symbols_named(&last) {
+                if let Some(symbol) = self.store.symbol(id)
+                    && !exact.contains(&symbol.qualified_name)
+                {
+                    exact.push(symbol.qualified_name.clone());
+                    if exact.len() >= limit {
+                        return exact;
+                    }
+                }
+            }
         }
         let mut scored: Vec<(u32, f64, &str)> = self
             .store
@@ -446,11 +680,9 @@ impl Index {
                 .then(b.1.partial_cmp(&a.1).unwrap_or(std::cmp::Ordering::Equal))
                 .then(a.2.cmp(b.2))
         });
-        scored
-            .into_iter()
-            .take(limit)
-            .map(|(_, _, n)| n.to_owned())
-            .collect()
+        let room = limit - exact.len();
+        exact.extend(scored.into_iter().take(room).map(|(_, _, n)| n.to_owned()));
+        exact
     }
 
     /// The definitions a `refs`/`callers`/`callees` target names. Empty: no such symbol.
@@ -549,8 +781,14 @@ impl Index {
         out
     }
 
-    /// References to the given definitions, ordered by path and position.
+    /// References to the given definitions, ordered by path and position, at most
+    /// `query.limit`.
     pub fn references(&self, targets: &[SymbolHit], query: &RefsQuery) -> Vec<RefHit> {
+        self.references_page(targets, query).hits
+    }
+
+    /// References to the given definitions, with how many there are beyond the limit.
+    pub fn references_page(&self, targets: &[SymbolHit], query: &RefsQuery) -> Page<RefHit> {
         let mut found: BTreeMap<(u32, u32, u32), Found> = BTreeMap::new();
         // A common name (`get`) can have 100,000 definitions: resolved references find
         // theirs by id, and a heuristic one depends only on a target's language family,
@@ -614,11 +852,11 @@ impl Index {
                         .map(|t| (t, false)),
                 };
                 if let Some((t, dispatch)) = target {
-                    let label = match (r.confidence, r.target) {
+                    let (label, target_at) = match (r.confidence, r.target) {
                         (Confidence::Resolved, _) | (Confidence::Heuristic, Some(_)) => {
-                            t.qualified_name.clone()
+                            (t.qualified_name.clone(), Some((t.path.clone(), t.line)))
                         }
-                        (Confidence::Heuristic, None) => t.name.clone(),
+                        (Confidence::Heuristic, None) => (t.name.clone(), None),
                     };
                     // A direct answer at a position wins over a dispatch one.
                     match found.get(&(r.file, r.line, r.column)) {
@@ -629,6 +867,7 @@ impl Index {
                                 Found {
                                     r,
                                     target: label,
+                                    target_at,
                                     dispatch,
                                 },
                             );
@@ -640,6 +879,7 @@ impl Index {
         // Group the hits by file (the map is ordered by file first) and read each file once;
         // files are read in parallel, which matters when a name is used in 100,000 files.
         let limit = query.limit.unwrap_or(usize::MAX);
+        let total = found.len();
         let mut by_file: Vec<(u32, Vec<Found>)> = Vec::new();
         for hit in found.into_values().take(limit) {
             match by_file.last_mut() {
@@ -647,48 +887,58 @@ impl Index {
                 _ => by_file.push((hit.r.file, vec![hit])),
             }
         }
-        let per_file: Vec<Vec<RefHit>> = by_file
-            .into_par_iter()
-            .map(|(file, group)| {
-                let path = self
-                    .store
-                    .file(file)
-                    .map(|f| f.path.to_owned())
-                    .unwrap_or_default();
-                let wanted: BTreeSet<u32> = group.iter().map(|hit| hit.r.line).collect();
-                let lines = read_lines(&self.source, &path, &wanted);
-                group
-                    .into_iter()
-                    .map(
-                        |Found {
-                             r,
-                             target,
-                             dispatch,
-                         }| RefHit {
-                            text: lines
-                                .get(&r.line)
-                                .map(|l| clip(l.trim()))
-                                .unwrap_or_default(),
-                            path: path.clone(),
-                            line: r.line,
-                            column: r.column,
-                            kind: r.kind.as_str(),
-                            enclosing: r
-                                .enclosing
-                                .and_then(|e| self.store.symbol(e))
-                                .map(|s| s.qualified_name),
-                            target,
-                            confidence: if dispatch {
-                                DISPATCH
-                            } else {
-                                r.confidence.as_str()
-                            },
+        let read_group = |(file, group): (u32, Vec<Found>)| -> Vec<RefHit> {
+            let path = self
+                .store
+                .file(file)
+                .map(|f| f.path.to_owned())
+                .unwrap_or_default();
+            let wanted: BTreeSet<u32> = group.iter().map(|hit| hit.r.line).collect();
+            let lines = read_lines(&self.source, &path, &wanted);
+            group
+                .into_iter()
+                .map(
+                    |Found {
+                         r,
+                         target,
+                         target_at,
+                         dispatch,
+                     }| RefHit {
+                        text: lines
+                            .get(&r.line)
+                            .map(|l| clip(l.trim()))
+                            .unwrap_or_default(),
+                        path: path.clone(),
+                        line: r.line,
+                        column: r.column,
+                        kind: r.kind.as_str(),
+                        enclosing: r
+                            .enclosing
+                            .and_then(|e| self.store.symbol(e))
+                            .map(|s| s.qualified_name),
+                        target,
+                        target_path: target_at.as_ref().map(|(path, _)| path.clone()),
+                        target_line: target_at.map(|(_, line)| line),
+                        confidence: if dispatch {
+                            DISPATCH
+                        } else {
+                            r.confidence.as_str()
                         },
-                    )
-                    .collect()
-            })
-            .collect();
-        per_file.into_iter().flatten().collect()
+                    },
+                )
+                .collect()
+        };
+        // Reading a few files costs less than starting the thread pool.
+        let per_file: Vec<Vec<RefHit>> = if by_file.len() < PARALLEL_FILES {
+            by_file.into_iter().map(read_group).collect()
+        } else {
+            by_file.into_par_iter().map(read_group).collect()
+        };
+        Page {
+            hits: per_file.into_iter().flatten().collect(),
+            total,
+            total_at_least: false,
+        }
     }
 
     fn node_label(&self, node: CallNode) -> (String, String, u32) {
@@ -721,7 +971,7 @@ impl Index {
     }
 
     /// Who calls the targets, `depth` levels up.
-    pub fn callers(&self, targets: &[SymbolHit], depth: usize) -> Vec<CallEdge> {
+    pub fn callers(&self, targets: &[SymbolHit], depth: usize) -> Page<CallEdge> {
         let start: Vec<CallNode> = targets.iter().map(|t| CallNode::Symbol(t.id)).collect();
         let graph = explore(&start, depth, Direction::Callers, 10_000, |node| {
             let CallNode::Symbol(id) = node else {
@@ -750,7 +1000,7 @@ impl Index {
     }
 
     /// What the targets call, `depth` levels down.
-    pub fn callees(&self, targets: &[SymbolHit], depth: usize) -> Vec<CallEdge> {
+    pub fn callees(&self, targets: &[SymbolHit], depth: usize) -> Page<CallEdge> {
         let start: Vec<CallNode> = targets.iter().map(|t| CallNode::Symbol(t.id)).collect();
         let graph = explore(&start, depth, Direction::Callees, 10_000, |node| {
             let CallNode::Symbol(id) = node else {
@@ -776,7 +1026,9 @@ impl Index {
         self.edges(graph)
     }
 
-    fn edges(&self, graph: crate::graph::CallGraph) -> Vec<CallEdge> {
+    /// The edges of an explored graph; a graph cut at its edge limit is a page whose
+    /// total is a lower bound.
+    fn edges(&self, graph: crate::graph::CallGraph) -> Page<CallEdge> {
         let mut edges: Vec<CallEdge> = graph
             .graph
             .all_edges()
@@ -815,13 +1067,28 @@ impl Index {
                 &b.callee,
             ))
         });
-        edges
+        Page {
+            total: edges.len(),
+            hits: edges,
+            total_at_least: graph.cut,
+        }
     }
 
-    /// Full-text (or regex) search; matching lines in file-score order. A query longer
-    /// than [`MAX_QUERY_BYTES`] or with more than [`MAX_QUERY_WORDS`] words is refused:
-    /// every word costs work on every candidate line.
+    /// Full-text (or regex) search: the best `limit` matching lines (see
+    /// [`search_page`](Self::search_page)).
     pub fn search(&self, query: &SearchQuery) -> Result<Vec<SearchHit>> {
+        Ok(self.search_page(query)?.hits)
+    }
+
+    /// Full-text (or regex) search, with how many lines match in all. Text search ranks
+    /// lines: those holding every word of the query first, then whole identifiers before
+    /// sub-words, then words closer together, then the file's score; it reads the files
+    /// tantivy ranks best (every one of them holds every word), so the total counts the
+    /// lines of those files and is a lower bound when more files match. Regex search
+    /// reads every file and counts every line. A query longer than [`MAX_QUERY_BYTES`]
+    /// or with more than [`MAX_QUERY_WORDS`] words is refused: every word costs work on
+    /// every candidate line.
+    pub fn search_page(&self, query: &SearchQuery) -> Result<Page<SearchHit>> {
         if query.query.len() > MAX_QUERY_BYTES {
             return Err(IndexError::Pattern(format!(
                 "the query is {} bytes; at most {MAX_QUERY_BYTES} are searched for",
@@ -855,39 +1122,71 @@ impl Index {
                 "the query has no words to search for (use --regex for punctuation)".into(),
             ));
         }
+        // Lines are ranked across the files tantivy ranks best; reading more files finds
+        // more lines but costs a read each. A path glob filters files after ranking.
         let wanted_files = if glob.is_some() {
             2000
         } else {
-            query.limit.max(1) * 4 + 20
+            query.limit.max(1) + 20
         };
-        let mut hits = Vec::new();
-        for (score, path) in self.ranked_files(&parts, query.lang, wanted_files)? {
-            if !path_ok(&path) {
-                continue;
-            }
-            let text = read_text(&self.source, &path).unwrap_or_default();
-            for (number, line) in text.lines().enumerate() {
-                if parts.iter().any(|p| p.matches_line(line)) {
-                    hits.push(SearchHit {
-                        path: path.clone(),
-                        line: number as u32 + 1,
-                        text: clip(line),
-                        score,
-                    });
-                    if hits.len() >= query.limit {
-                        return Ok(hits);
-                    }
-                }
-            }
-        }
-        Ok(hits)
+        let (files, matching_files) = self.ranked_files(&parts, query.lang, wanted_files)?;
+        let read_all = files.len() >= matching_files;
+        let read_file = |(rank, (score, path)): (usize, &(f32, String))| {
+            let text = read_text(&self.source, path).unwrap_or_default();
+            let lower = text.to_ascii_lowercase();
+            text.lines()
+                .zip(lower.lines())
+                .enumerate()
+                .filter_map(|(number, (line, lower))| {
+                    let line_score = text::score_lowered_line(&parts, line, lower)?;
+                    Some((
+                        line_score,
+                        rank,
+                        SearchHit {
+                            path: path.clone(),
+                            line: number as u32 + 1,
+                            text: clip(line),
+                            score: *score,
+                        },
+                    ))
+                })
+                .collect::<Vec<_>>()
+        };
+        let candidates = files
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, path))| path_ok(path));
+        let per_file: Vec<Vec<(text::LineScore, usize, SearchHit)>> =
+            if files.len() < PARALLEL_FILES {
+                candidates.map(read_file).collect()
+            } else {
+                candidates
+                    .collect::<Vec<_>>()
+                    .into_par_iter()
+                    .map(read_file)
+                    .collect()
+            };
+        let mut scored: Vec<(text::LineScore, usize, SearchHit)> =
+            per_file.into_iter().flatten().collect();
+        scored.sort_by(|a, b| {
+            b.0.cmp(&a.0)
+                .then(a.1.cmp(&b.1))
+                .then(a.2.line.cmp(&b.2.line))
+        });
+        let total = scored.len();
+        scored.truncate(query.limit);
+        Ok(Page {
+            hits: scored.into_iter().map(|(_, _, hit)| hit).collect(),
+            total,
+            total_at_least: !read_all,
+        })
     }
 
     fn regex_search(
         &self,
         query: &SearchQuery,
         path_ok: &(dyn Fn(&str) -> bool + Sync),
-    ) -> Result<Vec<SearchHit>> {
+    ) -> Result<Page<SearchHit>> {
         let regex = regex::RegexBuilder::new(&query.query)
             .size_limit(16 * 1024 * 1024)
             .build()
@@ -897,32 +1196,128 @@ impl Index {
             .filter(|f| path_ok(f.path))
             .filter(|f| query.lang.is_none_or(|l| f.lang == Some(l)))
             .collect();
-        let mut per_file: Vec<Vec<SearchHit>> = files
+        let mut per_file: Vec<(Vec<SearchHit>, usize)> = files
             .par_iter()
             .map(|f| {
                 let Some(text) = read_text(&self.source, f.path) else {
-                    return Vec::new();
+                    return (Vec::new(), 0);
                 };
                 let mut hits = Vec::new();
+                let mut count = 0;
                 for (number, line) in text.lines().enumerate() {
                     if regex.is_match(line) {
-                        hits.push(SearchHit {
-                            path: f.path.to_owned(),
-                            line: number as u32 + 1,
-                            text: clip(line),
-                            score: 1.0,
-                        });
-                        if hits.len() >= query.limit {
-                            break;
+                        count += 1;
+                        if hits.len() < query.limit {
+                            hits.push(SearchHit {
+                                path: f.path.to_owned(),
+                                line: number as u32 + 1,
+                                text: clip(line),
+                                score: 1.0,
+                            });
                         }
                     }
                 }
-                hits
+                (hits, count)
             })
             .collect();
-        let mut hits: Vec<SearchHit> = per_file.iter_mut().flat_map(std::mem::take).collect();
+        let total = per_file.iter().map(|(_, count)| count).sum();
+        let mut hits: Vec<SearchHit> = per_file
+            .iter_mut()
+            .flat_map(|(hits, _)| std::mem::take(hits))
+            .collect();
         hits.truncate(query.limit);
-        Ok(hits)
+        Ok(Page {
+            hits,
+            total,
+            total_at_least: false,
+        })
+    }
+
+    /// Source files of languages read as text only (no symbols), per language.
+    pub fn text_only_files(&self) -> BTreeMap<String, usize> {
+        crate::build::text_only_counts(
+            (0..self.store.file_count())
+                .filter_map(|i| self.store.file(i))
+                .map(|f| (f.path, f.lang)),
+        )
+    }
+
+    /// Files in the targets' language families that name them where the parser could not
+    /// read the code (a syntax error around the mention, or a parse that timed out): the
+    /// uses an empty `refs` answer may have missed.
+    pub fn unread_mentions(&self, targets: &[SymbolHit]) -> Result<Vec<UnreadMention>> {
+        let Some(name) = targets.first().map(|t| t.name.as_str()) else {
+            return Ok(Vec::new());
+        };
+        let families: Vec<_> = targets
+            .iter()
+            .filter_map(|t| Lang::parse(t.lang).map(Lang::family))
+            .collect();
+        let parts = text::parse_query(name);
+        if parts.is_empty() || parts.len() > MAX_QUERY_WORDS {
+            return Ok(Vec::new());
+        }
+        let (files, _) = self.ranked_files(&parts, None, 5000)?;
+        let mut unread = Vec::new();
+        let mut reparsed = 0;
+        for (_, path) in files {
+            let Some(info) = self.store.file_id(&path).and_then(|id| self.store.file(id)) else {
+                continue;
+            };
+            let Some(lang) = info.lang else { continue };
+            if !(info.timed_out || info.syntax_errors) || !families.contains(&lang.family()) {
+                continue;
+            }
+            let Some(text) = read_text(&self.source, &path) else {
+                continue;
+            };
+            let mentions: Vec<u32> = text
+                .lines()
+                .enumerate()
+                .filter(|(_, line)| text::identifier_runs(line).any(|(_, run)| run == name))
+                .map(|(i, _)| i as u32 + 1)
+                .collect();
+            if mentions.is_empty() {
+                continue;
+            }
+            if info.timed_out {
+                unread.push(UnreadMention {
+                    path,
+                    lines: mentions,
+                    why: "parse timed out",
+                });
+                continue;
+            }
+            if reparsed >= MAX_REPARSED {
+                unread.push(UnreadMention {
+                    path,
+                    lines: mentions,
+                    why: "not checked",
+                });
+                continue;
+            }
+            reparsed += 1;
+            let regions = mcursor_syntax::syntax_error_lines(
+                lang,
+                text.as_bytes(),
+                &mcursor_syntax::ParseConfig::default(),
+            );
+            let (lines, why) = match regions {
+                None => (mentions, "parse timed out"),
+                Some(regions) => (
+                    mentions
+                        .into_iter()
+                        .filter(|line| regions.iter().any(|r| r.contains(line)))
+                        .collect(),
+                    "syntax error",
+                ),
+            };
+            if !lines.is_empty() {
+                unread.push(UnreadMention { path, lines, why });
+            }
+        }
+        unread.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(unread)
     }
 
     /// Index summary, and what changed in the working tree since it was built (by size and

@@ -242,40 +242,152 @@ pub(crate) enum QueryPart {
     Phrase(Vec<String>),
 }
 
-impl QueryPart {
-    /// Whether a line's identifiers satisfy this part.
-    pub fn matches_line(&self, line: &str) -> bool {
-        match self {
-            QueryPart::Word { whole, parts } => {
-                let mut seen_parts = vec![false; parts.len()];
-                for (_, run) in identifier_runs(line) {
-                    let lower = run.to_lowercase();
-                    if &lower == whole {
-                        return true;
-                    }
-                    for word in sub_words(run) {
-                        // A one-word query matches that word inside identifiers too
-                        // (`config` finds `load_config`), as the text index does.
-                        if parts.is_empty() && word == *whole {
-                            return true;
-                        }
-                        for (i, p) in parts.iter().enumerate() {
-                            if *p == word {
-                                seen_parts[i] = true;
-                            }
-                        }
-                    }
-                }
-                !parts.is_empty() && seen_parts.iter().all(|&s| s)
+/// How well a line matches a query; greater is better. Compared in field order: lines
+/// with more of the query's words first, then lines with one identifier made of the
+/// words in order, then lines where more of them are whole identifiers (`request`, not
+/// `request_url`), then lines where they stand closer together (a phrase, `def
+/// request(`, before words far apart).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) struct LineScore {
+    pub matched: usize,
+    /// One identifier spells the query's words in order: 2 when it is exactly them
+    /// (`try get matches` → `try_get_matches`, most often the definition being looked
+    /// for), 1 when it holds them among others (`try_get_matches_from`).
+    pub compound: u8,
+    pub whole: usize,
+    pub closeness: std::cmp::Reverse<usize>,
+}
+
+/// One identifier of a line: lowercased whole, and its sub-words.
+struct Run<'a> {
+    lower: std::borrow::Cow<'a, str>,
+    /// Split only when the identifier holds a query word at all.
+    sub_words: Vec<String>,
+}
+
+/// Where a query part first matches a line (an identifier index) and whether it matched
+/// a whole identifier (or a phrase) rather than sub-words.
+fn part_position(part: &QueryPart, runs: &[Run<'_>]) -> Option<(usize, bool)> {
+    match part {
+        QueryPart::Word { whole, parts } => {
+            if let Some(i) = runs.iter().position(|r| &r.lower == whole) {
+                return Some((i, true));
             }
-            QueryPart::Phrase(words) => {
-                let runs: Vec<String> = identifier_runs(line)
-                    .map(|(_, r)| r.to_lowercase())
-                    .collect();
-                !words.is_empty() && runs.windows(words.len()).any(|w| w == words.as_slice())
+            if parts.is_empty() {
+                return runs
+                    .iter()
+                    .position(|r| r.sub_words.iter().any(|w| w == whole))
+                    .map(|i| (i, false));
             }
+            let mut first = None;
+            for p in parts {
+                let i = runs
+                    .iter()
+                    .position(|r| r.sub_words.iter().any(|w| w == p))?;
+                first = Some(first.map_or(i, |f: usize| f.min(i)));
+            }
+            first.map(|i| (i, false))
+        }
+        QueryPart::Phrase(words) => {
+            if words.is_empty() || runs.len() < words.len() {
+                return None;
+            }
+            runs.windows(words.len())
+                .position(|w| w.iter().zip(words).all(|(r, word)| &r.lower == word))
+                .map(|i| (i, true))
         }
     }
+}
+
+/// The score of `line` for `parts`, or `None` when no part matches it: a word matches a
+/// whole identifier or its sub-words (all of a compound word's), a phrase matches whole
+/// identifiers in sequence. Lines that cannot match are ruled out by a substring test
+/// before any identifier is split.
+#[cfg(test)]
+pub(crate) fn score_line(parts: &[QueryPart], line: &str) -> Option<LineScore> {
+    score_lowered_line(parts, line, &line.to_ascii_lowercase())
+}
+
+/// [`score_line`] with the line's ASCII-lowercased copy (`lower`, the same length), so a
+/// file is lowercased once rather than line by line.
+pub(crate) fn score_lowered_line(
+    parts: &[QueryPart],
+    line: &str,
+    lower: &str,
+) -> Option<LineScore> {
+    // A word with non-ASCII letters may differ from `lower` in case: never ruled out.
+    let holds = |term: &str| !term.is_ascii() || lower.contains(term);
+    let may_match = parts.iter().any(|part| match part {
+        QueryPart::Word { whole, parts } => {
+            holds(whole) || (!parts.is_empty() && parts.iter().all(|p| holds(p)))
+        }
+        QueryPart::Phrase(words) => words.iter().all(|w| holds(w)),
+    });
+    if !may_match {
+        return None;
+    }
+    let terms: Vec<&str> = parts
+        .iter()
+        .flat_map(|part| match part {
+            QueryPart::Word { whole, parts } => std::iter::once(whole.as_str())
+                .chain(parts.iter().map(String::as_str))
+                .collect::<Vec<_>>(),
+            QueryPart::Phrase(words) => words.iter().map(String::as_str).collect(),
+        })
+        .collect();
+    let runs: Vec<Run<'_>> = identifier_runs(line)
+        .map(|(start, run)| {
+            let lower: std::borrow::Cow<'_, str> = if run.is_ascii() {
+                std::borrow::Cow::Borrowed(&lower[start..start + run.len()])
+            } else {
+                std::borrow::Cow::Owned(run.to_lowercase())
+            };
+            let sub_words = if terms.iter().any(|t| lower.contains(t)) {
+                sub_words(run)
+            } else {
+                Vec::new()
+            };
+            Run { lower, sub_words }
+        })
+        .collect();
+    let positions: Vec<(usize, bool)> = parts
+        .iter()
+        .filter_map(|p| part_position(p, &runs))
+        .collect();
+    if positions.is_empty() {
+        return None;
+    }
+    let first = positions.iter().map(|p| p.0).min().unwrap_or(0);
+    let last = positions.iter().map(|p| p.0).max().unwrap_or(0);
+    let words: Vec<&String> = parts
+        .iter()
+        .filter_map(|p| match p {
+            QueryPart::Word { whole, parts } if parts.is_empty() => Some(whole),
+            _ => None,
+        })
+        .collect();
+    let spells = |w: &[String]| w.iter().zip(&words).all(|(a, b)| a == *b);
+    let compound = if words.len() < 2 {
+        0
+    } else if runs
+        .iter()
+        .any(|r| r.sub_words.len() == words.len() && spells(&r.sub_words))
+    {
+        2
+    } else if runs
+        .iter()
+        .any(|r| r.sub_words.windows(words.len()).any(spells))
+    {
+        1
+    } else {
+        0
+    };
+    Some(LineScore {
+        matched: positions.len(),
+        compound,
+        whole: positions.iter().filter(|p| p.1).count(),
+        closeness: std::cmp::Reverse(last - first),
+    })
 }
 
 /// Parses a user's query: words and `"quoted phrases"`; punctuation separates words.
@@ -384,19 +496,57 @@ mod tests {
         );
     }
 
+    fn matches(parts: &[QueryPart], line: &str) -> bool {
+        score_line(parts, line).is_some()
+    }
+
     #[test]
     fn query_words_match_lines_by_sub_word() {
         let parts = parse_query("parseFile");
-        assert!(parts[0].matches_line("fn parse_file() {}"));
-        assert!(parts[0].matches_line("ParseFile::new()"));
-        assert!(!parts[0].matches_line("fn parse() {}"));
+        assert!(matches(&parts, "fn parse_file() {}"));
+        assert!(matches(&parts, "ParseFile::new()"));
+        assert!(!matches(&parts, "fn parse() {}"));
         let parts = parse_query("config");
-        assert!(parts[0].matches_line("fn load_config() {}"));
-        assert!(parts[0].matches_line("let c = parseConfig(x);"));
-        assert!(!parts[0].matches_line("fn configure() {}"));
+        assert!(matches(&parts, "fn load_config() {}"));
+        assert!(matches(&parts, "let c = parseConfig(x);"));
+        assert!(!matches(&parts, "fn configure() {}"));
         let parts = parse_query("\"retry backoff\"");
-        assert!(parts[0].matches_line("// retry backoff policy"));
-        assert!(!parts[0].matches_line("// backoff retry"));
+        assert!(matches(&parts, "// retry backoff policy"));
+        assert!(!matches(&parts, "// backoff retry"));
+    }
+
+    #[test]
+    fn lines_with_every_word_whole_and_close_rank_first() {
+        let parts = parse_query("render help");
+        let score = |line: &str| score_line(&parts, line);
+        let both = score("fn render_help(&self) -> String {").expect("match");
+        let whole_both = score("// render the help text").expect("match");
+        let adjacent = score("render help").expect("match");
+        let only_help = score("let help = self.help.clone();").expect("match");
+        assert!(
+            both > whole_both,
+            "one identifier spelling the query comes first"
+        );
+        let apart = score("// render it, then help").expect("match");
+        assert!(whole_both > apart, "closer words beat words apart");
+        assert!(adjacent > whole_both, "adjacent words beat words apart");
+        let longer = score("x.render_help_now();").expect("match");
+        assert!(both > longer, "the exact identifier beats a longer one");
+        assert!(longer > whole_both);
+        let sub_words_apart = score("let h = render_x(help_y);").expect("match");
+        assert!(
+            whole_both > sub_words_apart,
+            "whole identifiers beat sub-words"
+        );
+        assert!(both > only_help, "every word beats some words");
+        assert_eq!(score("nothing to see"), None);
+        // Sub-word-only candidates are confirmed on identifiers, not substrings.
+        assert_eq!(score("the renderer helps"), None);
+
+        let parts = parse_query("def request");
+        let definition = score_line(&parts, "    def request(self, method, url):").expect("match");
+        let other = score_line(&parts, "    def request_url(self, request):").expect("match");
+        assert!(definition > other);
     }
 
     #[test]

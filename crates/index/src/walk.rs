@@ -73,6 +73,17 @@ pub struct WalkedFile {
     pub mtime_ns: i64,
 }
 
+impl WalkedFile {
+    /// The file's size and time, as a cache records them.
+    pub(crate) fn seen(&self) -> crate::cache::SeenFile {
+        crate::cache::SeenFile {
+            path: self.path.clone(),
+            size: self.size,
+            mtime_ns: self.mtime_ns,
+        }
+    }
+}
+
 /// Walk options.
 #[derive(Debug, Clone)]
 pub struct WalkOptions {
@@ -83,22 +94,8 @@ pub struct WalkOptions {
 
 /// Lists the files under `root` that are candidates for indexing, sorted by path.
 pub fn walk(root: &Path, options: &WalkOptions) -> (Vec<WalkedFile>, Vec<Skipped>) {
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .hidden(true)
-        .parents(true)
-        .ignore(true)
-        .git_ignore(true)
-        .git_global(true)
-        .git_exclude(true)
-        .require_git(false)
-        .follow_links(false)
-        .add_custom_ignore_filename(IGNORE_FILE)
-        .threads(options.threads.max(1))
-        .filter_entry(|entry| {
-            let name = entry.file_name();
-            !(entry.depth() > 0 && (name == INDEX_DIR || name == ".git"))
-        });
+    let mut builder = walker(root);
+    builder.threads(options.threads.max(1));
     let files = Mutex::new(Vec::new());
     let skipped = Mutex::new(Vec::new());
     let max_size = options.max_file_size;
@@ -122,11 +119,32 @@ pub fn walk(root: &Path, options: &WalkOptions) -> (Vec<WalkedFile>, Vec<Skipped
     (files, skipped)
 }
 
+/// The walker with the index's rules, starting at `start` (the root, or a directory
+/// below it whose parents' ignore files then apply too).
+pub(crate) fn walker(start: &Path) -> WalkBuilder {
+    let mut builder = WalkBuilder::new(start);
+    builder
+        .hidden(true)
+        .parents(true)
+        .ignore(true)
+        .git_ignore(true)
+        .git_global(true)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .add_custom_ignore_filename(IGNORE_FILE)
+        .filter_entry(|entry| {
+            let name = entry.file_name();
+            !(entry.depth() > 0 && (name == INDEX_DIR || name == ".git"))
+        });
+    builder
+}
+
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn relative(root: &Path, path: &Path) -> Option<String> {
+pub(crate) fn relative(root: &Path, path: &Path) -> Option<String> {
     let rel = path.strip_prefix(root).unwrap_or(path);
     let mut out = String::new();
     for (i, part) in rel.components().enumerate() {
@@ -145,7 +163,7 @@ fn lossy_relative(root: &Path, path: &Path) -> String {
         .replace('\\', "/")
 }
 
-fn classify(
+pub(crate) fn classify(
     root: &Path,
     result: Result<ignore::DirEntry, ignore::Error>,
     max_size: u64,

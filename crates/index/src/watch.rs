@@ -92,6 +92,9 @@ pub fn watch(
         }
     };
     update(report, true, None);
+    // From here on the index is kept current: queries see the mark and skip their own
+    // freshness check. Another watcher may hold it already; either keeps it current.
+    let _watching = crate::fresh::mark_watched(&root.join(INDEX_DIR));
     let Some(debouncer) = polling else {
         let mut waited = Duration::ZERO;
         while !stop() {

@@ -341,13 +341,22 @@ impl IndexServer {
         let name = args.name;
         let result = self
             .query(&meta, &peer, move |index| {
-                let hits = index.find(&query);
-                if hits.is_empty() {
+                let page = index.find_page(&query);
+                if page.hits.is_empty() {
                     return Ok(missing(&name, index.similar_names(&name, 5)));
                 }
                 Ok(answer(
-                    answers::definitions(&hits),
-                    serde_json::json!({ "found": true, "definitions": hits }),
+                    answers::with_cut(
+                        answers::definitions(&page.hits),
+                        &page,
+                        "a larger limit, kind or lang, or a qualified name narrows",
+                    ),
+                    serde_json::json!({
+                        "found": true,
+                        "definitions": page.hits,
+                        "total": page.total,
+                        "truncated": page.truncated(),
+                    }),
                 ))
             })
             .await;
@@ -375,13 +384,35 @@ impl IndexServer {
             .query(&meta, &peer, move |index| {
                 let targets = match answers::targets(index, &target).map_err(|e| e.to_string())? {
                     answers::Targets::Found(t) => t,
-                    answers::Targets::Missing { suggestions } => return Ok(missing(&target, suggestions)),
+                    answers::Targets::Missing { suggestions } => {
+                        return Ok(missing(&target, suggestions));
+                    }
                 };
-                let refs = index.references(&targets, &query);
-                let text = answers::references(&target, &targets, &refs);
+                let page = index.references_page(&targets, &query);
+                let unread = if page.hits.is_empty() {
+                    index.unread_mentions(&targets).map_err(|e| e.to_string())?
+                } else {
+                    Vec::new()
+                };
+                let text = if unread.is_empty() {
+                    answers::with_cut(
+                        answers::references(&target, &targets, &page.hits),
+                        &page,
+                        "a larger limit, or a kind, narrows",
+                    )
+                } else {
+                    answers::unread(&target, &unread)
+                };
                 Ok(answer(
                     text,
-                    serde_json::json!({ "found": true, "definitions": targets, "references": refs }),
+                    serde_json::json!({
+                        "found": true,
+                        "definitions": targets,
+                        "references": page.hits,
+                        "total": page.total,
+                        "truncated": page.truncated(),
+                        "unread": unread,
+                    }),
                 ))
             })
             .await;
@@ -434,10 +465,19 @@ impl IndexServer {
         };
         let result = self
             .query(&meta, &peer, move |index| {
-                let hits = index.search(&query).map_err(|e| e.to_string())?;
+                let page = index.search_page(&query).map_err(|e| e.to_string())?;
                 Ok(answer(
-                    answers::search(&hits),
-                    serde_json::json!({ "matches": hits }),
+                    answers::with_cut(
+                        answers::search(&page.hits),
+                        &page,
+                        "a larger limit, a path glob or more words narrow",
+                    ),
+                    serde_json::json!({
+                        "matches": page.hits,
+                        "total": page.total,
+                        "total_at_least": page.total_at_least,
+                        "truncated": page.truncated(),
+                    }),
                 ))
             })
             .await;
@@ -492,11 +532,12 @@ impl IndexServer {
                         return Ok(missing(&target, suggestions));
                     }
                 };
-                let edges = if callers {
+                let page = if callers {
                     index.callers(&targets, depth)
                 } else {
                     index.callees(&targets, depth)
                 };
+                let edges = &page.hits;
                 let text = if edges.is_empty() {
                     format!(
                         "{target} is defined but has no {} in the index",
@@ -518,9 +559,15 @@ impl IndexServer {
                         .collect::<Vec<_>>()
                         .join("\n")
                 };
+                let text = answers::with_cut(text, &page, "a smaller depth gives a whole answer");
                 Ok(answer(
                     text,
-                    serde_json::json!({ "found": true, "definitions": targets, "edges": edges }),
+                    serde_json::json!({
+                        "found": true,
+                        "definitions": targets,
+                        "edges": edges,
+                        "truncated": page.truncated(),
+                    }),
                 ))
             })
             .await;

@@ -13,7 +13,7 @@ use std::ops::ControlFlow;
 use std::time::Instant;
 
 use streaming_iterator::StreamingIterator;
-use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, QueryCursorOptions};
+use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, QueryCursorOptions, Tree};
 
 use crate::imports::collect_imports;
 use crate::lang::{CaptureRole, LanguageSupport};
@@ -51,7 +51,60 @@ pub fn parse_source(lang: Lang, source: &[u8], config: &ParseConfig) -> FileFact
         }
     };
     let deadline = Instant::now() + config.timeout;
-    let tree = PARSER.with(|cell| {
+    let Some(tree) = parse_tree(support, source, deadline) else {
+        facts.timed_out = true;
+        facts.diagnostics.push(Diagnostic {
+            line: 0,
+            message: format!(
+                "parse stopped after {:?}; the file is indexed for text search only",
+                config.timeout
+            ),
+        });
+        return facts;
+    };
+    let root = tree.root_node();
+    facts.has_syntax_errors = root.has_error();
+    Extractor {
+        support,
+        source,
+        deadline,
+        facts: &mut facts,
+        type_parameters: HashSet::new(),
+    }
+    .run(root);
+    facts
+}
+
+/// The lines (1-based, inclusive ranges) the parser could not read as code: its error
+/// and missing nodes. `None` when the language has no parser or the parse ran past its
+/// deadline (nothing of the file was read as code).
+pub fn syntax_error_lines(
+    lang: Lang,
+    source: &[u8],
+    config: &ParseConfig,
+) -> Option<Vec<std::ops::RangeInclusive<u32>>> {
+    let support = lang.support().ok()?;
+    let tree = parse_tree(support, source, Instant::now() + config.timeout)?;
+    let mut regions = Vec::new();
+    let mut cursor = tree.walk();
+    // Only subtrees that contain an error are entered.
+    let mut stack = vec![tree.root_node()];
+    while let Some(node) = stack.pop() {
+        if node.is_error() || node.is_missing() {
+            regions.push(node.start_position().row as u32 + 1..=node.end_position().row as u32 + 1);
+            continue;
+        }
+        if node.has_error() {
+            stack.extend(node.children(&mut cursor));
+        }
+    }
+    regions.sort_by_key(|r| *r.start());
+    Some(regions)
+}
+
+/// The syntax tree of `source`, or `None` when parsing ran past `deadline`.
+fn parse_tree(support: &LanguageSupport, source: &[u8], deadline: Instant) -> Option<Tree> {
+    PARSER.with(|cell| {
         let mut parser = cell.borrow_mut();
         if parser.set_language(&support.language).is_err() {
             return None;
@@ -81,29 +134,7 @@ pub fn parse_source(lang: Lang, source: &[u8], config: &ParseConfig) -> FileFact
             parser.reset();
         }
         tree
-    });
-    let Some(tree) = tree else {
-        facts.timed_out = true;
-        facts.diagnostics.push(Diagnostic {
-            line: 0,
-            message: format!(
-                "parse stopped after {:?}; the file is indexed for text search only",
-                config.timeout
-            ),
-        });
-        return facts;
-    };
-    let root = tree.root_node();
-    facts.has_syntax_errors = root.has_error();
-    Extractor {
-        support,
-        source,
-        deadline,
-        facts: &mut facts,
-        type_parameters: HashSet::new(),
-    }
-    .run(root);
-    facts
+    })
 }
 
 struct Candidate<'tree> {

@@ -149,6 +149,73 @@ pub static LANGUAGES: [LangSpec; 4] = [
     },
 ];
 
+/// A source language mcursor recognizes but does not parse yet: its files are indexed as
+/// text (`search` finds them) and have no symbols, and answers say so instead of
+/// "no such symbol". A language that gets a grammar moves from here to [`LANGUAGES`] (a
+/// test checks that no name or extension is in both).
+#[derive(Debug)]
+pub struct TextOnlyLanguage {
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub extensions: &'static [&'static str],
+}
+
+/// The languages read as text only.
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 21] = [
+    text_only("python", &["py"], &["py", "pyi", "pyw"]),
+    text_only("go", &["golang"], &["go"]),
+    text_only("java", &[], &["java"]),
+    text_only("csharp", &["c#", "cs"], &["cs"]),
+    text_only("c", &[], &["c", "h"]),
+    text_only("cpp", &["c++"], &["cc", "cpp", "cxx", "hpp", "hh", "hxx"]),
+    text_only("ruby", &["rb"], &["rb"]),
+    text_only("php", &[], &["php"]),
+    text_only("kotlin", &["kt"], &["kt", "kts"]),
+    text_only("swift", &[], &["swift"]),
+    text_only("scala", &[], &["scala", "sc"]),
+    text_only("lua", &[], &["lua"]),
+    text_only("shell", &["bash", "sh", "zsh"], &["sh", "bash", "zsh"]),
+    text_only("zig", &[], &["zig"]),
+    text_only("elixir", &["ex"], &["ex", "exs"]),
+    text_only("haskell", &["hs"], &["hs"]),
+    text_only("ocaml", &["ml"], &["ml", "mli"]),
+    text_only("dart", &[], &["dart"]),
+    text_only("vue", &[], &["vue"]),
+    text_only("svelte", &[], &["svelte"]),
+    text_only("sql", &[], &["sql"]),
+];
+
+const fn text_only(
+    name: &'static str,
+    aliases: &'static [&'static str],
+    extensions: &'static [&'static str],
+) -> TextOnlyLanguage {
+    TextOnlyLanguage {
+        name,
+        aliases,
+        extensions,
+    }
+}
+
+impl TextOnlyLanguage {
+    /// The text-only language of a path, by extension.
+    pub fn of_path(path: &str) -> Option<&'static TextOnlyLanguage> {
+        let name = path.rsplit('/').next()?;
+        let (_, ext) = name.rsplit_once('.')?;
+        TEXT_ONLY_LANGUAGES
+            .iter()
+            .find(|l| l.extensions.iter().any(|e| e.eq_ignore_ascii_case(ext)))
+    }
+
+    /// The text-only language a word names (`python`, `py`), for `--lang` errors.
+    pub fn named(word: &str) -> Option<&'static TextOnlyLanguage> {
+        let word = word.to_ascii_lowercase();
+        TEXT_ONLY_LANGUAGES
+            .iter()
+            .find(|l| l.name == word || l.aliases.contains(&word.as_str()))
+    }
+}
+
 /// Bumped whenever extraction code (not a query file) changes what it produces, so
 /// indexes built by older rules are rebuilt (see [`extraction_fingerprint`]).
 const EXTRACTION_REVISION: u32 = 2;
@@ -461,5 +528,32 @@ mod tests {
         for (path, want) in cases {
             assert_eq!(Lang::from_path(Path::new(path)), want, "{path}");
         }
+    }
+
+    #[test]
+    fn text_only_languages_are_not_parsed_languages() {
+        for text_only in &TEXT_ONLY_LANGUAGES {
+            assert_eq!(Lang::parse(text_only.name), None, "{}", text_only.name);
+            for alias in text_only.aliases {
+                assert_eq!(Lang::parse(alias), None, "{alias}");
+            }
+            for ext in text_only.extensions {
+                assert_eq!(Lang::from_extension(ext), None, "{ext}");
+            }
+        }
+        assert_eq!(
+            TextOnlyLanguage::of_path("pkg/session.py").map(|l| l.name),
+            Some("python")
+        );
+        assert_eq!(
+            TextOnlyLanguage::of_path("include/a.H").map(|l| l.name),
+            Some("c")
+        );
+        assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
+        assert!(TextOnlyLanguage::of_path("Makefile").is_none());
+        assert_eq!(
+            TextOnlyLanguage::named("PY").map(|l| l.name),
+            Some("python")
+        );
     }
 }

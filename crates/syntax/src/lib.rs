@@ -28,10 +28,10 @@ mod receivers;
 use std::time::Duration;
 
 pub use describe::{describe_chain, describe_facts, describe_type};
-pub use extract::{EXPRESSION_QUALIFIER, parse_source};
+pub use extract::{EXPRESSION_QUALIFIER, parse_source, syntax_error_lines};
 pub use lang::{
-    Family, LANGUAGES, Lang, LangSpec, LanguageSupport, QueryError, QueryFile, check_all_queries,
-    extraction_fingerprint,
+    Family, LANGUAGES, Lang, LangSpec, LanguageSupport, QueryError, QueryFile, TEXT_ONLY_LANGUAGES,
+    TextOnlyLanguage, check_all_queries, extraction_fingerprint,
 };
 
 /// What a definition is. The lowercase word is part of the CLI's JSON contract.

@@ -32,7 +32,7 @@ use rayon::prelude::*;
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
 
 pub(crate) use facts::{CompactFacts, Def, LocalRef};
-pub(crate) use rust::cargo_package_name;
+pub(crate) use rust::{cargo_package_name, rust_module};
 
 /// Paths looked up while following one chain of re-exports and glob imports; bounds the
 /// work when modules glob-import each other.
