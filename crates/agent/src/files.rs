@@ -150,15 +150,12 @@ pub fn read_file_spec() -> ToolSpec {
     ToolSpec {
         name: "read_file".into(),
         description: format!(
-            "Read a text file of the workspace, with line numbers. Optional 1-based \
-             start_line/end_line; at most {READ_MAX_LINES} lines or {} KiB per call (the \
-             result says how to read on).",
-            READ_MAX_BYTES / 1024
+            "Read a file with line numbers (at most {READ_MAX_LINES} lines a call)."
         ),
         parameters: json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "Path relative to the workspace root"},
+                "path": {"type": "string"},
                 "start_line": {"type": "integer", "minimum": 1},
                 "end_line": {"type": "integer", "minimum": 1}
             },
@@ -273,9 +270,7 @@ pub fn read_file(ws: &Workspace, args: &Value) -> Result<String, ToolError> {
 pub fn write_file_spec() -> ToolSpec {
     ToolSpec {
         name: "write_file".into(),
-        description: "Create or overwrite a file with the given content (parent directories \
-                      are created). Prefer edit_file for changes to an existing file."
-            .into(),
+        description: "Create or overwrite a file. Prefer edit_file to change one.".into(),
         parameters: json!({
             "type": "object",
             "properties": {
@@ -310,9 +305,8 @@ pub fn write_file(ws: &Workspace, args: &Value) -> Result<String, ToolError> {
 pub fn edit_file_spec() -> ToolSpec {
     ToolSpec {
         name: "edit_file".into(),
-        description: "Replace old_text with new_text in a file. old_text must match exactly \
-                      once (whitespace included): copy it from read_file output without the \
-                      line numbers, with enough surrounding lines to be unique. Returns a diff."
+        description: "Replace old_text (once in the file, without line numbers) with \
+                      new_text."
             .into(),
         parameters: json!({
             "type": "object",
@@ -413,10 +407,7 @@ pub fn edit_file(ws: &Workspace, args: &Value) -> Result<String, ToolError> {
 pub fn list_directory_spec() -> ToolSpec {
     ToolSpec {
         name: "list_directory".into(),
-        description: format!(
-            "List a workspace directory (default: the root), respecting .gitignore. depth 1 \
-             (default) to 5. Directories end with /; at most {LIST_MAX_ENTRIES} entries."
-        ),
+        description: format!("List a directory (at most {LIST_MAX_ENTRIES} entries)."),
         parameters: json!({
             "type": "object",
             "properties": {

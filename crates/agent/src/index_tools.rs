@@ -12,22 +12,22 @@ use mcursor_index::{
     BuildOptions, FindQuery, Index, IndexError, LockWait, RefsQuery, SearchQuery, answers,
     build_index,
 };
+use mcursor_syntax::RefKind;
 use serde_json::{Value, json};
 
 use crate::{ToolError, ToolSpec, nonempty_arg};
 
 const FIND_LIMIT: usize = 50;
-const REFS_LIMIT: usize = 200;
+const REFS_LIMIT: usize = 1000;
+/// Bytes of an answer before the window is known (a 64,000-token window's share).
+const DEFAULT_ANSWER_BUDGET: usize = 1_600 * 4;
 const SEARCH_LIMIT: usize = 50;
 
 pub fn specs() -> Vec<ToolSpec> {
     vec![
         ToolSpec {
             name: "find_symbol".into(),
-            description: "Where is a symbol defined? Exact lookup in the code index by name or \
-                          qualified name (`Type::method`, `Class.method`): path:line:column, \
-                          kind, qualified name, signature. Use this instead of searching for \
-                          an identifier."
+            description: "Where a symbol is defined: exact lookup by name or `Type::method`."
                 .into(),
             parameters: json!({
                 "type": "object",
@@ -37,23 +37,23 @@ pub fn specs() -> Vec<ToolSpec> {
         },
         ToolSpec {
             name: "find_references".into(),
-            description: "Who uses a symbol? References by name or `path:line[:column]`, each \
-                          with its kind of use, the enclosing definition and whether it is \
-                          resolved, a heuristic name match, or a dispatch (a call through a \
-                          trait or interface member this one implements)."
+            description: "Who uses a symbol (a name or `path:line`), best first. Optional: \
+                          kind (call, type, import), path (a directory), offset."
                 .into(),
             parameters: json!({
                 "type": "object",
-                "properties": {"target": {"type": "string"}},
+                "properties": {
+                    "target": {"type": "string"},
+                    "kind": {"type": "string"},
+                    "path": {"type": "string"},
+                    "offset": {"type": "integer"}
+                },
                 "required": ["target"]
             }),
         },
         ToolSpec {
             name: "search_code".into(),
-            description: "Full-text search of the code: words match identifiers and their \
-                          sub-words, \"quoted phrases\", or a regular expression with \
-                          regex=true; optional path glob (`src/**/*.rs`)."
-                .into(),
+            description: "Full-text search: words, \"phrases\" or regex; path: a glob.".into(),
             parameters: json!({
                 "type": "object",
                 "properties": {
@@ -81,6 +81,8 @@ pub struct IndexTools {
     current: Mutex<Option<Arc<Index>>>,
     /// When the tree was last walked for changes.
     walked: Mutex<Option<std::time::Instant>>,
+    /// Bytes one answer for the model may take (see `set_answer_budget`).
+    answer_budget: std::sync::atomic::AtomicUsize,
 }
 
 fn index_error(e: IndexError) -> ToolError {
@@ -93,6 +95,7 @@ impl IndexTools {
             root,
             current: Mutex::new(None),
             walked: Mutex::new(None),
+            answer_budget: std::sync::atomic::AtomicUsize::new(DEFAULT_ANSWER_BUDGET),
         }
     }
 
@@ -167,6 +170,22 @@ impl IndexTools {
         Ok(index)
     }
 
+    /// How many bytes an answer for the model may take: what the context window allows
+    /// one result ([`IndexTools::set_answer_budget`]).
+    fn answer_budget(&self) -> usize {
+        self.answer_budget
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Sizes answers for a model with a context window of `tokens`: about a fortieth of it
+    /// (400 tokens of a 16,000 window), at least 300 tokens and at most 2,000, 4 bytes a
+    /// token.
+    pub fn set_answer_budget(&self, context_window_tokens: usize) {
+        let tokens = (context_window_tokens / 40).clamp(300, 2_000);
+        self.answer_budget
+            .store(tokens * 4, std::sync::atomic::Ordering::Relaxed);
+    }
+
     /// Runs one index tool (synchronous: call it from a blocking thread).
     pub fn run(&self, name: &str, args: &Value) -> Result<String, ToolError> {
         match name {
@@ -195,9 +214,25 @@ impl IndexTools {
                         return Ok(answers::missing(target, &suggestions));
                     }
                 };
+                let kind = match args.get("kind").and_then(Value::as_str) {
+                    None | Some("") => None,
+                    Some(word) => Some(RefKind::parse(word).ok_or_else(|| {
+                        ToolError::BadArguments(format!(
+                            "kind `{word}`: one of {}",
+                            RefKind::ALL.map(RefKind::as_str).join(", ")
+                        ))
+                    })?),
+                };
+                let under = args
+                    .get("path")
+                    .and_then(Value::as_str)
+                    .map(|p| p.trim_start_matches("./").trim_end_matches('/'))
+                    .filter(|p| !p.is_empty() && *p != ".");
+                let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let page = index.references_page(
                     &definitions,
                     &RefsQuery {
+                        kind,
                         limit: Some(REFS_LIMIT),
                         ..RefsQuery::default()
                     },
@@ -208,10 +243,25 @@ impl IndexTools {
                         return Ok(answers::unread(target, &unread));
                     }
                 }
-                Ok(answers::with_cut(
-                    answers::references(target, &definitions, &page.hits),
-                    &page,
-                    "ask about one definition by its path:line to narrow",
+                let (hits, total) = match under {
+                    None => (page.hits, page.total),
+                    Some(dir) => {
+                        let inside: Vec<_> = page
+                            .hits
+                            .into_iter()
+                            .filter(|h| h.path == dir || h.path.starts_with(&format!("{dir}/")))
+                            .collect();
+                        let n = inside.len();
+                        (inside, n)
+                    }
+                };
+                Ok(answers::ranked_references(
+                    target,
+                    &definitions,
+                    &hits,
+                    total,
+                    offset,
+                    self.answer_budget(),
                 ))
             }
             "search_code" => {
@@ -275,7 +325,8 @@ mod tests {
         let refs = tools
             .run("find_references", &json!({"target": "load_config"}))
             .expect("refs");
-        assert!(refs.starts_with("src/lib.rs:2:17 [call in main"), "{refs}");
+        assert!(refs.starts_with("1 uses of load_config"), "{refs}");
+        assert!(refs.contains("\nsrc/lib.rs:2:17 [call in main"), "{refs}");
         let search = tools
             .run("search_code", &json!({"query": "load config"}))
             .expect("search");
@@ -298,5 +349,65 @@ mod tests {
             matches!(&many, Err(ToolError::Index(m)) if m.contains("40 words")),
             "{many:?}"
         );
+    }
+
+    #[test]
+    fn references_for_a_model_come_best_first_within_a_budget_with_the_way_on() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join("src/net")).expect("mkdir");
+        // Resolved calls in lib.rs, name matches through an unknown receiver in net/.
+        let mut lib = String::from("pub fn target() {}\n");
+        for i in 0..30 {
+            lib.push_str(&format!("pub fn caller{i}() {{ target(); }}\n"));
+        }
+        std::fs::write(dir.path().join("src/lib.rs"), lib).expect("write");
+        let mut net = String::from("pub fn go(x: &dyn std::any::Any) {\n");
+        for _ in 0..30 {
+            net.push_str("    x.target();\n");
+        }
+        net.push_str("}\n");
+        std::fs::write(dir.path().join("src/net/mod.rs"), net).expect("write");
+        let tools = IndexTools::new(dir.path().to_path_buf());
+        tools.set_answer_budget(16_000);
+        let first = tools
+            .run("find_references", &json!({"target": "target"}))
+            .expect("refs");
+        let lines: Vec<&str> = first.lines().collect();
+        assert!(lines[0].contains("resolved (30 call)"), "{first}");
+        assert!(lines[1].contains("resolved"), "{first}");
+        assert!(first.len() <= 400 * 4 + 200, "{} bytes", first.len());
+        let footer = lines.last().copied().unwrap_or_default();
+        assert!(footer.contains("offset="), "{first}");
+        let shown = lines.len() - 2;
+        let next = tools
+            .run(
+                "find_references",
+                &json!({"target": "target", "offset": shown}),
+            )
+            .expect("refs");
+        assert!(
+            next.contains(&format!("uses {}-", shown + 1)) || !next.contains("offset="),
+            "{next}"
+        );
+        let calls = tools
+            .run(
+                "find_references",
+                &json!({"target": "target", "kind": "call", "path": "src/lib.rs"}),
+            )
+            .expect("refs");
+        assert!(
+            calls
+                .lines()
+                .skip(1)
+                .all(|l| l.starts_with("src/lib.rs") || l.starts_with('(')),
+            "{calls}"
+        );
+        assert!(matches!(
+            tools.run(
+                "find_references",
+                &json!({"target": "target", "kind": "sometimes"})
+            ),
+            Err(ToolError::BadArguments(_))
+        ));
     }
 }

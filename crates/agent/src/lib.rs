@@ -18,6 +18,7 @@ mod files;
 mod index_tools;
 mod session;
 mod shell;
+mod text_calls;
 mod toolbox;
 mod workspace;
 
@@ -31,6 +32,7 @@ pub use session::{
 pub use shell::{
     CommandOptions, PASSED_ENV, Sandbox, command_env, execute_command, execute_command_spec,
 };
+pub use text_calls::ToolCallMode;
 pub use toolbox::Toolbox;
 pub use workspace::Workspace;
 

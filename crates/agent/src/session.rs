@@ -16,6 +16,7 @@ use mcursor_llm::{ChatRequest, Client, Event, LlmError, Message, ToolCall, ToolS
 use serde_json::json;
 use tokio::sync::watch;
 
+use crate::text_calls::{self, ToolCallMode};
 use crate::{MAX_CONTENT_ARGUMENTS, ToolOutcome, Toolbox, argument_limit, mutates};
 
 /// Someone who answers approval requests (a terminal prompt).
@@ -68,6 +69,8 @@ pub struct AgentOptions {
     pub max_tool_result: usize,
     /// Whether the `task` tool (a sub-agent) is offered.
     pub subagents: bool,
+    /// Where tool calls are taken from: native calls, calls written as text, or both.
+    pub tool_calls: ToolCallMode,
 }
 
 impl Default for AgentOptions {
@@ -80,6 +83,7 @@ impl Default for AgentOptions {
             keep_recent: 4,
             max_tool_result: 24 * 1024,
             subagents: true,
+            tool_calls: ToolCallMode::default(),
         }
     }
 }
@@ -108,6 +112,9 @@ pub enum AgentEvent {
         is_error: bool,
         duration: Duration,
     },
+    /// The reply had no native tool call, but its text held these (by name): they run
+    /// as tool calls (see [`ToolCallMode`]).
+    TextToolCalls { names: Vec<String> },
     /// Older tool results were summarized.
     Compacted { before: usize, after: usize },
     /// A sub-agent's events, for display (its messages stay out of this conversation).
@@ -133,16 +140,16 @@ pub const MAX_CALLS_PER_MESSAGE: usize = 24;
 /// Sub-agents (`task` calls) running at once; the others wait their turn.
 pub const MAX_SUBAGENTS_AT_ONCE: usize = 4;
 
+/// Sent with every request, so kept short (a small model on a CPU reads it every turn;
+/// `benches/README.md` has its size in tokens).
 const SYSTEM_PROMPT: &str = "You are mcursor, a coding agent working in a repository on the user's machine. \
 Answer the user's request by using the tools, then reply with a concise answer that cites paths and line numbers.\n\
 Rules:\n\
 - To find where something is defined or used, call find_symbol and find_references first: they answer from a code index \
-and are exact. Use search_code for text, strings and comments; do not grep for identifiers with execute_command.\n\
-- Read only the lines you need (read_file with start_line/end_line).\n\
-- Paths are relative to the repository root. Give execute_command a working_directory instead of using cd.\n\
-- Change files with edit_file (exact text that occurs once) or write_file; after changing code, run the tests if asked.\n\
-- A refused tool call means the user did not allow it: do not retry it; explain what you would have done.\n\
-- Use the task tool to delegate a self-contained exploration question; you get its answer only.";
+and are exact. Use search_code for text; do not grep for identifiers.\n\
+- Read only the lines you need. Paths are relative to the repository root.\n\
+- Change files with edit_file or write_file.\n\
+- A refused tool call was not allowed: do not retry it; explain what you would have done.";
 
 const SUMMARY_PROMPT: &str = "Summarize the earlier part of a coding agent's conversation for the agent itself. \
 Keep every fact that may matter later: file paths with line numbers, symbol names, what was read, changed or run and \
@@ -151,13 +158,10 @@ with what result, and open questions. Be brief; no preamble.";
 fn task_spec() -> ToolSpec {
     ToolSpec {
         name: "task".into(),
-        description: "Delegate a self-contained question to a sub-agent with a fresh context and \
-                      read-only tools (index, read_file, list_directory); you get only its final \
-                      answer. Good for explorations that would read many files."
-            .into(),
+        description: "Ask a read-only sub-agent a self-contained question.".into(),
         parameters: json!({
             "type": "object",
-            "properties": {"prompt": {"type": "string", "description": "The question, with all the context it needs"}},
+            "properties": {"prompt": {"type": "string"}},
             "required": ["prompt"]
         }),
     }
@@ -279,6 +283,7 @@ pub struct Session {
 
 impl Session {
     pub fn new(client: Client, toolbox: Arc<Toolbox>, options: AgentOptions) -> Session {
+        toolbox.fit_answers_to(options.context_window);
         Session {
             client,
             toolbox,
@@ -369,19 +374,42 @@ impl Session {
             let Some(completion) = completion else {
                 return Ok(self.stopped(Stop::Cancelled, steps));
             };
-            if completion.tool_calls.is_empty() {
-                self.messages.push(completion.message());
+            let mode = self.options.tool_calls;
+            let mut requested = if mode.takes_native() {
+                completion.tool_calls.clone()
+            } else {
+                Vec::new()
+            };
+            let mut content = completion.content.clone();
+            if mode.reads_text(requested.len())
+                && let Some(text) = &completion.content
+            {
+                let written = text_calls::extract(text, &request.tools, steps);
+                if !written.is_empty() {
+                    events(AgentEvent::TextToolCalls {
+                        names: written.iter().map(|c| c.function.name.clone()).collect(),
+                    });
+                    // The calls are what the text said: kept as calls, not twice.
+                    content = None;
+                    requested.extend(written);
+                }
+            }
+            if requested.is_empty() {
+                self.messages.push(Message::Assistant {
+                    content: completion.content.clone(),
+                    tool_calls: Vec::new(),
+                });
                 return Ok(TurnOutcome {
                     answer: completion.content.unwrap_or_default(),
                     steps,
                     stop: Stop::Answered,
                 });
             }
-            let (calls, refused, dropped) = bounded_calls(&completion.tool_calls);
+            let (calls, refused, dropped) = bounded_calls(&requested);
             // What is kept in the conversation (and sent again with every request) is the
             // bounded form: no call past the limit, no oversized argument.
             self.messages.push(Message::Assistant {
-                content: completion.content.clone(),
+                content,
                 tool_calls: calls.clone(),
             });
             self.run_calls(&calls, &refused, events, cancel).await;

@@ -125,15 +125,12 @@ impl Capped {
 pub fn execute_command_spec() -> ToolSpec {
     ToolSpec {
         name: "execute_command".into(),
-        description: "Run a shell command (sh -c) and get its exit code and output (stdout and \
-                      stderr together, long output cut in the middle). Set working_directory \
-                      instead of using cd. Optional timeout_seconds."
-            .into(),
+        description: "Run a shell command; use working_directory, not cd.".into(),
         parameters: json!({
             "type": "object",
             "properties": {
                 "command": {"type": "string"},
-                "working_directory": {"type": "string", "description": "Relative to the workspace root (default: the root)"},
+                "working_directory": {"type": "string"},
                 "timeout_seconds": {"type": "integer", "minimum": 1}
             },
             "required": ["command"]

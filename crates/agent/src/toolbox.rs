@@ -30,6 +30,11 @@ impl Toolbox {
         }
     }
 
+    /// Sizes the index tools' answers for a model with this context window (tokens).
+    pub fn fit_answers_to(&self, context_window_tokens: usize) {
+        self.index.set_answer_budget(context_window_tokens);
+    }
+
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use mcursor_agent::{
     AgentEvent, AgentOptions, Approval, ApprovalRequest, CommandOptions, Decision, Sandbox,
-    Session, Stop, Toolbox, TurnOutcome, Workspace,
+    Session, Stop, ToolCallMode, Toolbox, TurnOutcome, Workspace,
 };
 use mcursor_llm::{Client, Event, ModelConfig, Settings};
 use mcursor_sandbox::Policy;
@@ -45,9 +45,16 @@ pub struct AskArgs {
     #[arg(long)]
     max_steps: Option<usize>,
     /// The model's context window in tokens; older tool results are summarized at 70%
-    /// [default: 64000].
+    /// [default: what the server says (llama.cpp, Ollama), else the preset's, else 16000].
     #[arg(long)]
     context_window: Option<usize>,
+    /// Seconds to wait for the first piece of a reply (a slow local model reads the whole
+    /// prompt first) [default: 600].
+    #[arg(long, value_name = "SECONDS")]
+    first_byte_timeout: Option<u64>,
+    /// Seconds a reply may stall once it has begun [default: 120].
+    #[arg(long, value_name = "SECONDS")]
+    idle_timeout: Option<u64>,
     /// Seconds a command may run before it and its children are killed [default: 120].
     #[arg(long)]
     command_timeout: Option<u64>,
@@ -62,6 +69,50 @@ pub struct AskArgs {
     /// Another directory sandboxed commands may write (a build cache, say); repeatable.
     #[arg(long, value_name = "DIR")]
     sandbox_write: Vec<std::path::PathBuf>,
+    /// Where tool calls come from: `native` (the server's tool calls), `text` (calls the
+    /// model writes in its reply: `<tool_call>{...}`, a fenced JSON block), `auto`
+    /// (native, else text) [env: MCURSOR_TOOL_CALLS] [default: the preset's, else auto].
+    #[arg(long, value_name = "MODE", value_parser = parse_tool_calls)]
+    tool_calls: Option<ToolCallMode>,
+}
+
+/// The flag, else `MCURSOR_TOOL_CALLS`, else the config file, else the preset's, else
+/// `auto`.
+fn tool_call_mode(args: &AskArgs, defaults: &crate::config::AskDefaults) -> Result<ToolCallMode> {
+    if let Some(mode) = args.tool_calls {
+        return Ok(mode);
+    }
+    let from_env = std::env::var("MCURSOR_TOOL_CALLS")
+        .ok()
+        .filter(|v| !v.trim().is_empty());
+    if let Some(word) = from_env.as_deref().or(defaults.tool_calls.as_deref()) {
+        return ToolCallMode::parse(word)
+            .with_context(|| format!("tool_calls `{word}`: one of native, text, auto"));
+    }
+    Ok(preset_name(args, defaults)
+        .as_deref()
+        .and_then(mcursor_llm::Preset::named)
+        .and_then(|p| ToolCallMode::parse(p.tool_calls))
+        .unwrap_or_default())
+}
+
+/// The preset chosen by flag, environment or config file, if any.
+fn preset_name(args: &AskArgs, defaults: &crate::config::AskDefaults) -> Option<String> {
+    args.preset
+        .clone()
+        .or_else(|| {
+            std::env::var("MCURSOR_PRESET")
+                .ok()
+                .filter(|p| !p.trim().is_empty())
+        })
+        .or_else(|| defaults.preset.clone())
+}
+
+/// The context window assumed when neither the user, the server nor a preset says.
+const DEFAULT_CONTEXT_WINDOW: usize = 16_000;
+
+fn parse_tool_calls(word: &str) -> Result<ToolCallMode, String> {
+    ToolCallMode::parse(word).ok_or_else(|| "one of: native, text, auto".to_owned())
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
@@ -168,6 +219,8 @@ struct Terminal {
     /// A preview line is open on stderr.
     preview_open: bool,
     text_open: bool,
+    /// A "waiting for the model" line is drawn on stderr.
+    waiting_shown: bool,
     output: Utf8Stream,
 }
 
@@ -198,7 +251,16 @@ impl Terminal {
             calls: Vec::new(),
             preview_open: false,
             text_open: false,
+            waiting_shown: false,
             output: Utf8Stream::default(),
+        }
+    }
+
+    /// Clears the "waiting for the model" line once anything else is shown.
+    fn end_waiting(&mut self) {
+        if self.waiting_shown {
+            let _ = write!(anstream::stderr(), "\r\x1b[2K");
+            self.waiting_shown = false;
         }
     }
 
@@ -219,7 +281,23 @@ impl Terminal {
 
     fn show(&mut self, event: AgentEvent) {
         let mut err = anstream::stderr();
+        if !matches!(event, AgentEvent::Model(Event::Waiting { .. })) {
+            self.end_waiting();
+        }
         match event {
+            AgentEvent::Model(Event::Waiting { elapsed }) => {
+                // One line, redrawn in place, and only for a person watching.
+                if std::io::stderr().is_terminal() {
+                    let _ = write!(
+                        err,
+                        "\r{}waiting for the model ({} s){}",
+                        render::DIM.render(),
+                        elapsed.as_secs(),
+                        render::DIM.render_reset()
+                    );
+                    self.waiting_shown = true;
+                }
+            }
             AgentEvent::Step { step } => {
                 self.calls.clear();
                 self.preview_open = false;
@@ -361,6 +439,16 @@ impl Terminal {
                     render::DIM.render_reset()
                 );
             }
+            AgentEvent::TextToolCalls { names } => {
+                self.end_text();
+                let _ = writeln!(
+                    err,
+                    "{}(the model wrote {} as text: run as tool calls){}",
+                    render::DIM.render(),
+                    names.join(", "),
+                    render::DIM.render_reset()
+                );
+            }
             AgentEvent::Subagent(_) => {}
         }
     }
@@ -383,6 +471,9 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
         }) => {
             json!({"type": "retrying", "attempt": attempt, "delay_ms": delay.as_millis() as u64, "reason": reason})
         }
+        AgentEvent::Model(Event::Waiting { elapsed }) => {
+            json!({"type": "waiting", "elapsed_ms": elapsed.as_millis() as u64})
+        }
         AgentEvent::ToolStarted {
             id,
             name,
@@ -404,6 +495,7 @@ fn event_json(event: &AgentEvent) -> serde_json::Value {
         AgentEvent::Compacted { before, after } => {
             json!({"type": "compacted", "before_tokens": before, "after_tokens": after})
         }
+        AgentEvent::TextToolCalls { names } => json!({"type": "text_tool_calls", "names": names}),
         AgentEvent::Subagent(inner) => json!({"type": "subagent", "event": event_json(inner)}),
     }
 }
@@ -590,7 +682,7 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         model: args.model.clone(),
     };
     let defaults = crate::config::load()?;
-    let config = ModelConfig::resolve(&[
+    let mut config = ModelConfig::resolve(&[
         flags,
         Settings::from_env(|k| std::env::var(k).ok()),
         defaults.settings(),
@@ -602,6 +694,12 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         }
         other => other.into(),
     })?;
+    if let Some(seconds) = args.first_byte_timeout.or(defaults.first_byte_timeout) {
+        config.first_byte_timeout = std::time::Duration::from_secs(seconds.max(1));
+    }
+    if let Some(seconds) = args.idle_timeout.or(defaults.idle_timeout) {
+        config.idle_timeout = std::time::Duration::from_secs(seconds.max(1));
+    }
     // MCURSOR_PASS_ENV=A,B adds to the config file's pass_env.
     let mut pass_env = defaults.pass_env.clone();
     if let Ok(extra) = std::env::var("MCURSOR_PASS_ENV") {
@@ -613,6 +711,7 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
                 .map(str::to_owned),
         );
     }
+    let tool_calls = tool_call_mode(args, &defaults)?;
     let client = Client::new(config)?;
     let root = mcursor_index::find_root(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     let workspace = Workspace::new(&root).map_err(|e| anyhow::anyhow!("{e}"))?;
@@ -645,18 +744,29 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
     let options = AgentOptions {
         max_steps: args.max_steps.or(defaults.max_steps).unwrap_or(30).max(1),
         approval,
-        context_window: args
-            .context_window
-            .or(defaults.context_window)
-            .unwrap_or(64_000)
-            .max(1_000),
+        context_window: args.context_window.or(defaults.context_window).unwrap_or(0),
+        tool_calls,
         ..AgentOptions::default()
     };
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let preset_window = preset_name(args, &defaults)
+        .as_deref()
+        .and_then(mcursor_llm::Preset::named)
+        .and_then(|p| p.context_window);
     runtime.block_on(async move {
+        let mut options = options;
+        // Nobody said: the server's own figure, else the preset's, else a small default
+        // (sending more than fits fails or is cut silently; sending less only compacts).
+        if options.context_window == 0 {
+            options.context_window = match client.server_context_window().await {
+                Some(window) => window,
+                None => preset_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
+            };
+        }
+        options.context_window = options.context_window.max(1_000);
         let mut session = Session::new(client, toolbox, options);
         let (cancel, _) = watch::channel(false);
         let interrupts = cancel.clone();

@@ -28,6 +28,12 @@ pub struct AskDefaults {
     /// More directories sandboxed commands may write.
     #[serde(default)]
     pub sandbox_write: Vec<PathBuf>,
+    /// `native`, `text` or `auto`: where tool calls are taken from.
+    pub tool_calls: Option<String>,
+    /// Seconds to wait for a reply's first piece.
+    pub first_byte_timeout: Option<u64>,
+    /// Seconds a reply may stall once begun.
+    pub idle_timeout: Option<u64>,
 }
 
 impl AskDefaults {
@@ -62,7 +68,7 @@ pub fn file_hint() -> String {
         "Or write them once in {where_} (read when present; flags and environment variables win):\n  \
          base_url = \"https://api.deepseek.com/v1\"\n  model = \"deepseek-chat\"\n  \
          api_key = \"...\"        # or preset = \"deepseek\"\n  \
-         # also: context_window, max_steps, command_timeout, pass_env, sandbox, allow_network, sandbox_write"
+         # also: context_window, max_steps, command_timeout, tool_calls, first_byte_timeout, idle_timeout, pass_env, sandbox, allow_network, sandbox_write"
     )
 }
 

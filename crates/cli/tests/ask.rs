@@ -485,7 +485,7 @@ async fn a_long_conversation_is_compacted_by_a_summary() {
     let output = ask(
         repo.path(),
         &server,
-        &["--context-window", "1750", "how long is big.txt?"],
+        &["--context-window", "1675", "how long is big.txt?"],
     )
     .await;
     assert!(output.status.success(), "{}", stderr(&output));
@@ -844,4 +844,146 @@ async fn ctrl_c_stops_the_turn_and_kills_the_command() {
         0,
         "the command survived"
     );
+}
+
+/// A reply of Qwen2.5-Coder-1.5B as recorded (`fixtures/model-replies/`): the call is
+/// written as a fenced JSON block, not as a native tool call.
+fn recorded_reply(case: &str) -> String {
+    std::fs::read_to_string(
+        common::fixtures_dir().join(format!("model-replies/qwen2.5-coder-1.5b/{case}.txt")),
+    )
+    .expect("recorded reply")
+}
+
+#[tokio::test]
+async fn tool_calls_written_as_text_run_and_their_results_go_back() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        answer(&recorded_reply("one-fenced-call")),
+        answer("backoff is defined in src/net/client.rs:17."),
+    ])
+    .await;
+    let output = ask(repo.path(), &server, &["Find the definition of backoff."]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("the model wrote find_symbol as text: run as tool calls"),
+        "{}",
+        stderr(&output)
+    );
+    let requests = server.requests();
+    assert_eq!(requests.len(), 2);
+    let results = tool_results(&requests[1]);
+    assert_eq!(results.len(), 1, "{results:?}");
+    assert!(
+        results[0].1.contains("src/net/client.rs:17:4"),
+        "{results:?}"
+    );
+    // The conversation holds the call as a call, not the text a second time.
+    let assistant = &requests[1].body["messages"][2];
+    assert_eq!(assistant["role"], "assistant");
+    assert_eq!(
+        assistant["tool_calls"][0]["function"]["name"],
+        "find_symbol"
+    );
+    assert!(assistant.get("content").is_none(), "{assistant}");
+    assert!(stdout(&output).contains("src/net/client.rs:17"));
+}
+
+#[tokio::test]
+async fn native_mode_leaves_calls_written_as_text_as_the_answer() {
+    let repo = fixture("rust-basic");
+    let reply = recorded_reply("one-fenced-call");
+    let server = ScriptedServer::start(vec![answer(&reply)]).await;
+    let output = ask(
+        repo.path(),
+        &server,
+        &["--tool-calls", "native", "Find the definition of backoff."],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(server.requests().len(), 1);
+    assert!(stdout(&output).contains("\"name\": \"find_symbol\""));
+    let refused = ask(repo.path(), &server, &["--tool-calls", "sometimes", "hi"]).await;
+    assert_eq!(refused.status.code(), Some(2));
+}
+
+#[tokio::test]
+async fn a_slow_first_byte_has_its_own_timeout_and_says_which_setting() {
+    let repo = fixture("rust-basic");
+    // Nothing for 2 s after the request (a model still reading the prompt).
+    let server = ScriptedServer::start(vec![
+        answer("late").with_pause(Duration::from_secs(2)),
+        answer("late").with_pause(Duration::from_secs(2)),
+    ])
+    .await;
+    let started = Instant::now();
+    let output = ask(
+        repo.path(),
+        &server,
+        &["--first-byte-timeout", "1", "--idle-timeout", "60", "hi"],
+    )
+    .await;
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        stderr(&output).contains("first-byte timeout"),
+        "{}",
+        stderr(&output)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20), "not retried");
+    assert_eq!(
+        server.requests().len(),
+        1,
+        "a first-byte timeout is not retried"
+    );
+    // With time enough, the same slow reply is an answer.
+    let output = ask(repo.path(), &server, &["--first-byte-timeout", "30", "hi"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stdout(&output).contains("late"));
+}
+
+/// Against a real model, only when `MCURSOR_TEST_BASE_URL` is set (CI has none):
+/// `MCURSOR_TEST_BASE_URL=http://127.0.0.1:18080/v1 MCURSOR_TEST_MODEL=qwen2.5-coder-1.5b-instruct
+/// cargo test -p mcursor --test ask real_model -- --nocapture` after
+/// `../shared/local-model/serve.sh 18080`. The model must reach the index (natively or
+/// by text) and answer with the definition's file.
+#[tokio::test]
+async fn real_model_answers_the_fixture_question_through_the_index() {
+    let Ok(base_url) = std::env::var("MCURSOR_TEST_BASE_URL") else {
+        eprintln!("skipped: set MCURSOR_TEST_BASE_URL to run against a real model");
+        return;
+    };
+    let model = std::env::var("MCURSOR_TEST_MODEL").unwrap_or_else(|_| "local".into());
+    let repo = fixture("rust-basic");
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
+    command
+        .arg("-C")
+        .arg(repo.path())
+        .args(["--json", "ask", "--base-url", &base_url, "--model", &model])
+        .args(["--max-steps", "6"])
+        .arg("where is parse_config defined, and who calls it?")
+        .env("MCURSOR_API_KEY", "none")
+        .stdin(std::process::Stdio::null());
+    let output = tokio::task::spawn_blocking(move || command.output().expect("run"))
+        .await
+        .expect("join");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let events: Vec<Value> = stdout(&output)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let looked_up = events.iter().any(|e| {
+        e["type"] == "tool_finished"
+            && matches!(e["name"].as_str(), Some("find_symbol" | "find_references"))
+            && e["output"]
+                .as_str()
+                .is_some_and(|o| o.contains("src/config.rs:11"))
+    });
+    assert!(looked_up, "no index lookup found parse_config: {events:?}");
+    let answer = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "answer")
+        .and_then(|e| e["text"].as_str())
+        .unwrap_or_default();
+    assert!(answer.contains("config.rs"), "{answer}");
 }

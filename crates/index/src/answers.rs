@@ -106,6 +106,77 @@ pub fn references(target: &str, definitions: &[SymbolHit], refs: &[RefHit]) -> S
         .join("\n")
 }
 
+/// References for a model with little room: a first line with the counts (per
+/// confidence, and per kind of use among the sure ones), then the uses best first
+/// (resolved, then dispatch, then name matches, each in path order) from `offset` on,
+/// as many as fit in `budget` bytes, then how to get the rest. `total` is how many uses
+/// there are in all (`hits` may be the first of them).
+pub fn ranked_references(
+    target: &str,
+    definitions: &[SymbolHit],
+    hits: &[RefHit],
+    total: usize,
+    offset: usize,
+    budget: usize,
+) -> String {
+    if hits.is_empty() {
+        return references(target, definitions, hits);
+    }
+    let rank = |r: &RefHit| match r.confidence {
+        "resolved" => 0,
+        crate::query::DISPATCH => 1,
+        _ => 2,
+    };
+    let mut ordered: Vec<&RefHit> = hits.iter().collect();
+    ordered.sort_by_key(|r| rank(r));
+    let count = |confidence: &str| hits.iter().filter(|r| r.confidence == confidence).count();
+    let mut sure_kinds: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    for r in hits.iter().filter(|r| rank(r) < 2) {
+        *sure_kinds.entry(r.kind).or_insert(0) += 1;
+    }
+    let kinds: Vec<String> = sure_kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let defined: Vec<String> = definitions
+        .iter()
+        .take(3)
+        .map(|d| format!("{}:{}", escape_controls(&d.path), d.line))
+        .collect();
+    let mut text = format!(
+        "{total} uses of {target} (defined at {}): {} resolved{}, {} dispatch, {} name matches (may be other symbols){}",
+        defined.join(", "),
+        count("resolved"),
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        count(crate::query::DISPATCH),
+        count("heuristic"),
+        if hits.len() < total {
+            format!("; counts of the first {}", hits.len())
+        } else {
+            String::new()
+        }
+    );
+    let mut shown = 0;
+    for r in ordered.iter().skip(offset) {
+        let line = references(target, definitions, std::slice::from_ref(*r));
+        if shown > 0 && text.len() + line.len() + 1 > budget {
+            break;
+        }
+        text.push('\n');
+        text.push_str(&line);
+        shown += 1;
+    }
+    let end = offset + shown;
+    if end < hits.len() || hits.len() < total {
+        text.push_str(&format!(
+            "\n(uses {}-{end} of {total} shown; offset={end} for the next, or kind=call or path=DIR to narrow)",
+            offset + 1
+        ));
+    }
+    text
+}
+
 /// `text`, and a last line saying how much a cut list left out and how to get it.
 pub fn with_cut<T>(mut text: String, page: &Page<T>, how: &str) -> String {
     if let Some(shown) = page.shown() {

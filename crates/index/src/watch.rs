@@ -66,13 +66,12 @@ pub fn watch(
     report: &mut dyn FnMut(WatchEvent),
 ) -> Result<()> {
     let root = crate::build::check_root(root)?;
-    let update = |report: &mut dyn FnMut(WatchEvent), first: bool, paths: Option<Vec<PathBuf>>| {
+    let update = |report: &mut dyn FnMut(WatchEvent), paths: Option<Vec<PathBuf>>| {
         let build = BuildOptions {
             changed_paths: paths,
             ..options.build.clone()
         };
         match build_index(&root, &build, &|_| {}) {
-            Ok(summary) if first => report(WatchEvent::Ready(summary)),
             Ok(summary) if !summary.unchanged => report(WatchEvent::Updated(summary)),
             Ok(_) => {}
             Err(e) => report(WatchEvent::Failed(e.to_string())),
@@ -91,10 +90,15 @@ pub fn watch(
             None
         }
     };
-    update(report, true, None);
-    // From here on the index is kept current: queries see the mark and skip their own
-    // freshness check. Another watcher may hold it already; either keeps it current.
+    // The first update, then the mark (from here on the index is kept current: queries
+    // see it and skip their own freshness check; another watcher may hold it already,
+    // and either keeps the index current), then `Ready`.
+    let first = build_index(&root, &options.build, &|_| {});
     let _watching = crate::fresh::mark_watched(&root.join(INDEX_DIR));
+    match first {
+        Ok(summary) => report(WatchEvent::Ready(summary)),
+        Err(e) => report(WatchEvent::Failed(e.to_string())),
+    }
     let Some(debouncer) = polling else {
         let mut waited = Duration::ZERO;
         while !stop() {
@@ -102,7 +106,7 @@ pub fn watch(
             waited += Duration::from_millis(100);
             if waited >= options.poll_interval {
                 waited = Duration::ZERO;
-                update(report, false, None);
+                update(report, None);
             }
         }
         return Ok(());
@@ -166,7 +170,7 @@ pub fn watch(
                     None => eprintln!("[mcursor] update with a walk"),
                 }
             }
-            update(report, false, paths);
+            update(report, paths);
         }
     }
     debouncer.stop();

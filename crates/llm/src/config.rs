@@ -5,35 +5,63 @@ use std::time::Duration;
 use crate::error::LlmError;
 use crate::retry::RetryPolicy;
 
-/// A known provider: where it listens and a sensible default model.
+/// A known provider: where it listens, a sensible default model, and where its models'
+/// tool calls come from.
 #[derive(Clone, Copy, Debug)]
 pub struct Preset {
     pub name: &'static str,
     pub base_url: &'static str,
     pub model: &'static str,
     pub needs_key: bool,
+    /// `native`, `text` or `auto` (the agent's tool-call modes): hosted models call tools
+    /// natively; small local ones often write their calls as text.
+    pub tool_calls: &'static str,
+    /// The default model's context window in tokens; `None`: ask the server.
+    pub context_window: Option<usize>,
 }
 
-pub const PRESETS: [Preset; 3] = [
+pub const PRESETS: [Preset; 4] = [
     Preset {
         name: "openai",
         base_url: "https://api.openai.com/v1",
         model: "gpt-4o-mini",
         needs_key: true,
+        tool_calls: "native",
+        context_window: Some(128_000),
     },
     Preset {
         name: "deepseek",
         base_url: "https://api.deepseek.com/v1",
         model: "deepseek-chat",
         needs_key: true,
+        tool_calls: "native",
+        context_window: Some(64_000),
     },
     Preset {
         name: "ollama",
         base_url: "http://localhost:11434/v1",
         model: "qwen2.5-coder",
         needs_key: false,
+        tool_calls: "auto",
+        context_window: None,
+    },
+    Preset {
+        name: "llamacpp",
+        base_url: "http://127.0.0.1:8080/v1",
+        model: "local",
+        needs_key: false,
+        tool_calls: "auto",
+        context_window: None,
     },
 ];
+
+impl Preset {
+    pub fn named(name: &str) -> Option<&'static Preset> {
+        PRESETS
+            .iter()
+            .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
+    }
+}
 
 /// One layer of settings (command-line flags, environment, a config file); unset fields
 /// fall through to the next layer.
@@ -65,7 +93,10 @@ pub struct ModelConfig {
     pub api_key: Option<String>,
     pub model: String,
     pub connect_timeout: Duration,
-    /// The longest time without progress inside a streamed response.
+    /// The longest wait from sending a request to the reply's first piece (a slow
+    /// server reads the whole prompt first).
+    pub first_byte_timeout: Duration,
+    /// The longest time without progress inside a streamed response, once it began.
     pub idle_timeout: Duration,
     /// The longest one response may stream, however steadily.
     pub response_timeout: Duration,
@@ -75,7 +106,7 @@ pub struct ModelConfig {
 const NOT_CONFIGURED: &str = "no model is configured. Set MCURSOR_BASE_URL (an OpenAI-compatible \
 endpoint such as https://api.openai.com/v1, https://api.deepseek.com/v1 or a local Ollama at \
 http://localhost:11434/v1), MCURSOR_MODEL (e.g. gpt-4o-mini, deepseek-chat, qwen2.5-coder) and, \
-for hosted services, MCURSOR_API_KEY; or pick a preset with MCURSOR_PRESET=openai|deepseek|ollama \
+for hosted services, MCURSOR_API_KEY; or pick a preset with MCURSOR_PRESET=openai|deepseek|ollama|llamacpp \
 (the same as --base-url, --model and --preset).";
 
 impl ModelConfig {
@@ -86,16 +117,12 @@ impl ModelConfig {
             layers.iter().find_map(|layer| field(layer).clone())
         };
         let preset = match pick(|s| &s.preset) {
-            Some(name) => Some(
-                PRESETS
-                    .iter()
-                    .find(|p| p.name.eq_ignore_ascii_case(name.trim()))
-                    .ok_or_else(|| {
-                        LlmError::NotConfigured(format!(
-                            "unknown preset `{name}`; one of: openai, deepseek, ollama"
-                        ))
-                    })?,
-            ),
+            Some(name) => Some(Preset::named(&name).ok_or_else(|| {
+                LlmError::NotConfigured(format!(
+                    "unknown preset `{name}`; one of: {}",
+                    PRESETS.map(|p| p.name).join(", ")
+                ))
+            })?),
             None => None,
         };
         let base_url = pick(|s| &s.base_url).or_else(|| preset.map(|p| p.base_url.to_owned()));
@@ -115,6 +142,7 @@ impl ModelConfig {
             api_key,
             model,
             connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(600),
             idle_timeout: Duration::from_secs(120),
             response_timeout: Duration::from_secs(15 * 60),
             retry: RetryPolicy::default(),

@@ -19,6 +19,13 @@ pub enum LlmError {
     /// for the idle timeout: silence, keep-alives or empty deltas alike. Retried.
     #[error("the model server sent nothing new for {0:?}")]
     IdleTimeout(Duration),
+    /// Nothing of the reply arrived within the first-byte timeout (a slow server still
+    /// reading a long prompt, say). Not retried: the same request would wait as long
+    /// again. Stop the turn; the message says which setting gives more time.
+    #[error(
+        "the model sent nothing within {0:?} of the request (the first-byte timeout; a slow local model may need more: --first-byte-timeout SECONDS or first_byte_timeout in the config)"
+    )]
+    FirstByteTimeout(Duration),
     /// The stream ended without a `finish_reason` or `[DONE]`: the message may be cut
     /// short, so the whole request is retried.
     #[error("the model's stream ended before the message was complete")]
@@ -58,9 +65,10 @@ impl LlmError {
             | LlmError::Incomplete
             | LlmError::Malformed(_)
             | LlmError::InStream(_) => true,
-            LlmError::NotConfigured(_) | LlmError::Limit(_) | LlmError::RetriesExhausted { .. } => {
-                false
-            }
+            LlmError::NotConfigured(_)
+            | LlmError::FirstByteTimeout(_)
+            | LlmError::Limit(_)
+            | LlmError::RetriesExhausted { .. } => false,
         }
     }
 }

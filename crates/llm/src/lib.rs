@@ -12,9 +12,12 @@
 //! [`Completion`], so a retried request never re-runs a tool.
 //!
 //! Limits against a broken or hostile server: one event is at most [`MAX_EVENT_BYTES`],
-//! one response at most [`MAX_RESPONSE_BYTES`] and [`ModelConfig::response_timeout`], and
-//! the idle timeout counts from the last *progress* (text, a tool call's piece, the end),
-//! so a stream of empty deltas or keep-alives is as idle as a silent one.
+//! one response at most [`MAX_RESPONSE_BYTES`] and [`ModelConfig::response_timeout`].
+//! Until the reply's first *progress* (text, a tool call's piece, the end) the
+//! first-byte timeout governs, with an [`Event::Waiting`] every few seconds (a slow server
+//! reads the prompt first; not retried when it passes); after it, the idle timeout counts
+//! from the last progress, so a stream of empty deltas or keep-alives is as idle as a
+//! silent one. [`Client::server_context_window`] asks the server how large its window is.
 //!
 //! Boundaries: async (tokio); knows the wire format and nothing about tools, the index or
 //! terminals.
@@ -153,10 +156,23 @@ impl Client {
         if let Some(key) = &self.config.api_key {
             request = request.bearer_auth(key);
         }
-        let response = request
-            .send()
-            .await
-            .map_err(|e| LlmError::Connection(describe(&e)))?;
+        // Until the reply's first piece: the first-byte timeout, and a `Waiting` event
+        // every few seconds so a person sees that the model is still reading.
+        let sent = tokio::time::Instant::now();
+        let first_byte_deadline = sent + self.config.first_byte_timeout;
+        let mut ticks = tokio::time::interval_at(sent + WAITING_EVERY, WAITING_EVERY);
+        let send = request.send();
+        tokio::pin!(send);
+        let response = loop {
+            tokio::select! {
+                response = &mut send => break response,
+                _ = ticks.tick() => on_event(Event::Waiting { elapsed: sent.elapsed() }),
+                () = tokio::time::sleep_until(first_byte_deadline) => {
+                    return Err(LlmError::FirstByteTimeout(self.config.first_byte_timeout).into());
+                }
+            }
+        }
+        .map_err(|e| LlmError::Connection(describe(&e)))?;
         let status = response.status();
         if !status.is_success() {
             let retry_after = response
@@ -179,14 +195,27 @@ impl Client {
         let mut parser = sse::SseParser::new(MAX_EVENT_BYTES);
         let mut assembler = stream::Assembler::default();
         let mut received = 0usize;
-        let mut last_progress = tokio::time::Instant::now();
+        let mut last_progress: Option<tokio::time::Instant> = None;
         let mut events = Vec::new();
         let mut ended = false;
         while !assembler.done() && !ended {
+            // Before the first progress the first-byte timeout governs, then idleness.
+            let silence_limit = match last_progress {
+                Some(at) => at + idle,
+                None => first_byte_deadline,
+            };
             let piece = tokio::select! {
                 piece = bytes.next() => piece,
-                () = tokio::time::sleep_until(last_progress + idle) => {
-                    return Err(LlmError::IdleTimeout(idle).into());
+                _ = ticks.tick(), if last_progress.is_none() => {
+                    on_event(Event::Waiting { elapsed: sent.elapsed() });
+                    continue;
+                }
+                () = tokio::time::sleep_until(silence_limit) => {
+                    return Err(match last_progress {
+                        Some(_) => LlmError::IdleTimeout(idle),
+                        None => LlmError::FirstByteTimeout(self.config.first_byte_timeout),
+                    }
+                    .into());
                 }
                 () = tokio::time::sleep_until(deadline) => {
                     return Err(LlmError::Limit(format!(
@@ -220,13 +249,75 @@ impl Client {
             }
             for data in events.drain(..) {
                 if assembler.feed(&data, on_event)? {
-                    last_progress = tokio::time::Instant::now();
+                    last_progress = Some(tokio::time::Instant::now());
                 }
             }
         }
         Ok(assembler.finish()?)
     }
 }
+
+impl Client {
+    /// The context window the server says it runs with, in tokens: llama.cpp's `/props`
+    /// (`n_ctx`), or Ollama's `/api/show` (`num_ctx` among its parameters, else the
+    /// model's `context_length`). `None` when the server says nothing (hosted APIs).
+    pub async fn server_context_window(&self) -> Option<usize> {
+        let root = self
+            .config
+            .base_url
+            .trim_end_matches('/')
+            .trim_end_matches("/v1")
+            .to_owned();
+        let get = |request: reqwest::RequestBuilder| async move {
+            let response = request
+                .timeout(std::time::Duration::from_secs(3))
+                .send()
+                .await
+                .ok()?;
+            if !response.status().is_success() {
+                return None;
+            }
+            response.json::<serde_json::Value>().await.ok()
+        };
+        if let Some(props) = get(self.http.get(format!("{root}/props"))).await
+            && let Some(n) = props
+                .get("default_generation_settings")
+                .and_then(|s| s.get("n_ctx"))
+                .or_else(|| props.get("n_ctx"))
+                .and_then(serde_json::Value::as_u64)
+        {
+            return usize::try_from(n).ok().filter(|&n| n > 0);
+        }
+        let show = self
+            .http
+            .post(format!("{root}/api/show"))
+            .json(&serde_json::json!({ "model": self.config.model }));
+        let show = get(show).await?;
+        let from_parameters = show
+            .get("parameters")
+            .and_then(serde_json::Value::as_str)
+            .and_then(|p| {
+                p.lines().find_map(|line| {
+                    let mut words = line.split_whitespace();
+                    (words.next() == Some("num_ctx"))
+                        .then(|| words.next()?.parse::<usize>().ok())?
+                })
+            });
+        let from_model = show
+            .get("model_info")
+            .and_then(serde_json::Value::as_object)
+            .and_then(|info| {
+                info.iter()
+                    .find(|(key, _)| key.ends_with(".context_length"))
+                    .and_then(|(_, v)| v.as_u64())
+            })
+            .and_then(|n| usize::try_from(n).ok());
+        from_parameters.or(from_model).filter(|&n| n > 0)
+    }
+}
+
+/// How often a request still waiting for its first piece says so.
+const WAITING_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// reqwest's error with its causes, which say what actually failed (refused, DNS, TLS).
 fn describe(error: &reqwest::Error) -> String {

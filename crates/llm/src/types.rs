@@ -85,6 +85,9 @@ pub enum Event {
     },
     /// A piece of tool call `index`'s JSON arguments (not valid JSON on its own).
     ToolCallArguments { index: usize, delta: String },
+    /// Nothing of the reply has arrived yet, `elapsed` after the request was sent (sent
+    /// every few seconds until the first piece: a slow server is reading the prompt).
+    Waiting { elapsed: Duration },
     /// The attempt failed and the whole request will be sent again after `delay`:
     /// discard the text and tool-call pieces received since the last `Retrying`.
     Retrying {

@@ -13,6 +13,7 @@ fn client(base_url: &str) -> Client {
         api_key: Some("test-key".into()),
         model: "scripted-model".into(),
         connect_timeout: Duration::from_secs(2),
+        first_byte_timeout: Duration::from_secs(10),
         idle_timeout: Duration::from_millis(300),
         response_timeout: Duration::from_secs(20),
         retry: RetryPolicy {
@@ -306,17 +307,33 @@ async fn an_endless_event_is_refused_in_linear_time_and_not_retried() {
 #[tokio::test]
 async fn a_stream_of_empty_deltas_is_idle() {
     let empty = r#"{"choices":[{"index":0,"delta":{}}]}"#.to_owned();
-    let keepalive = Reply::events(&vec![empty; 200]).with_pause(Duration::from_millis(50));
-    let server = ScriptedServer::start(vec![keepalive.clone(), keepalive.clone(), keepalive]).await;
+    let keepalive = Reply::events(&vec![empty.clone(); 200]).with_pause(Duration::from_millis(50));
+    // Empty deltas before anything else: the reply has not begun (first-byte timeout,
+    // not retried).
+    let server = ScriptedServer::start(vec![keepalive.clone(), keepalive]).await;
+    let mut config = client(&server.base_url).config().clone();
+    config.first_byte_timeout = Duration::from_millis(300);
     let started = Instant::now();
-    let (_, result) = run(&client(&server.base_url)).await;
+    let (_, result) = run(&Client::new(config.clone()).expect("client")).await;
+    assert!(
+        matches!(result, Err(LlmError::FirstByteTimeout(_))),
+        "{result:?}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    // Empty deltas after the reply began: idle, retried.
+    let mut events = vec![chunk::text("begun")];
+    events.extend(vec![empty; 200]);
+    let stalled = Reply::events(&events).with_pause(Duration::from_millis(50));
+    let server = ScriptedServer::start(vec![stalled.clone(), stalled.clone(), stalled]).await;
+    config.base_url = server.base_url.clone();
+    let (_, result) = run(&Client::new(config).expect("client")).await;
     assert!(
         matches!(&result, Err(LlmError::RetriesExhausted { last, .. }) if matches!(**last, LlmError::IdleTimeout(_))),
         "{result:?}"
     );
-    // Three attempts of 300 ms each, not 200 × 50 ms each.
+    // Attempts of 300 ms each, not 200 × 50 ms each.
     assert!(
-        started.elapsed() < Duration::from_secs(5),
+        started.elapsed() < Duration::from_secs(8),
         "{:?}",
         started.elapsed()
     );
@@ -344,4 +361,58 @@ async fn a_response_that_never_ends_stops_at_the_response_timeout() {
         started.elapsed()
     );
     assert_eq!(server.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn the_context_window_is_asked_from_the_server_where_it_says() {
+    let server = ScriptedServer::start(vec![]).await;
+    let client = client(&server.base_url);
+    // A hosted API says nothing.
+    assert_eq!(client.server_context_window().await, None);
+    // Ollama: the running num_ctx before the model's own length.
+    server.serve_json(
+        "/api/show",
+        serde_json::json!({"model_info": {"qwen2.context_length": 32768}}),
+    );
+    assert_eq!(client.server_context_window().await, Some(32768));
+    server.serve_json(
+        "/api/show",
+        serde_json::json!({
+            "parameters": "stop \"<|im_end|>\"\nnum_ctx 8192",
+            "model_info": {"qwen2.context_length": 32768}
+        }),
+    );
+    assert_eq!(client.server_context_window().await, Some(8192));
+    // llama.cpp's /props wins where it answers.
+    server.serve_json(
+        "/props",
+        serde_json::json!({"default_generation_settings": {"n_ctx": 4096}}),
+    );
+    assert_eq!(client.server_context_window().await, Some(4096));
+    assert!(server.requests().is_empty(), "no chat request was made");
+}
+
+#[tokio::test]
+async fn a_reply_that_has_not_begun_says_so_while_it_waits() {
+    // One piece, 5.6 s after the request.
+    let server = ScriptedServer::start(vec![
+        Reply::events_in_pieces(
+            &[chunk::text("ok"), chunk::finish("stop"), chunk::done()],
+            1 << 20,
+        )
+        .with_pause(Duration::from_millis(5_600)),
+    ])
+    .await;
+    let client = client(&server.base_url);
+    let (events, result) = run(&client).await;
+    assert_eq!(result.expect("answer").content.as_deref(), Some("ok"));
+    let waited: Vec<Duration> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Waiting { elapsed } => Some(*elapsed),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(waited.len(), 1, "{events:?}");
+    assert!(waited[0] >= Duration::from_secs(5));
 }

@@ -182,6 +182,8 @@ pub struct Recorded {
 struct State {
     script: Mutex<VecDeque<Reply>>,
     requests: Mutex<Vec<Recorded>>,
+    /// Answers to other paths (`/props`, `/api/show`): JSON by path.
+    pages: Mutex<std::collections::HashMap<String, Value>>,
 }
 
 /// A running scripted server; it stops when dropped.
@@ -262,6 +264,16 @@ async fn handle(
     state: Arc<State>,
 ) -> Result<Response<Body>, Infallible> {
     let path = request.uri().path().to_owned();
+    // The script answers chat completions, and only those are recorded; anything else
+    // (a client asking `/props` for the context window) finds a server that does not
+    // know the path.
+    if !path.ends_with("/chat/completions") {
+        let page = state.pages.lock().ok().and_then(|p| p.get(&path).cloned());
+        return Ok(respond(match page {
+            Some(json) => Reply::status(200, &json.to_string()),
+            None => Reply::status(404, r#"{"error":{"message":"not found"}}"#),
+        }));
+    }
     let authorization = request
         .headers()
         .get(hyper::header::AUTHORIZATION)
@@ -302,6 +314,7 @@ impl ScriptedServer {
         let state = Arc::new(State {
             script: Mutex::new(script.into()),
             requests: Mutex::new(Vec::new()),
+            pages: Mutex::new(std::collections::HashMap::new()),
         });
         let shared = state.clone();
         let task = tokio::spawn(async move {
@@ -322,7 +335,15 @@ impl ScriptedServer {
         }
     }
 
-    /// Every request received so far, in order.
+    /// Answers `path` (`/props`, `/api/show`) with `json` from now on, as llama.cpp or
+    /// Ollama describe themselves.
+    pub fn serve_json(&self, path: &str, json: Value) {
+        if let Ok(mut pages) = self.state.pages.lock() {
+            pages.insert(path.to_owned(), json);
+        }
+    }
+
+    /// Every chat-completion request received so far, in order.
     pub fn requests(&self) -> Vec<Recorded> {
         self.state
             .requests
