@@ -223,16 +223,13 @@ impl IndexTools {
                         ))
                     })?),
                 };
-                let under = args
-                    .get("path")
-                    .and_then(Value::as_str)
-                    .map(|p| p.trim_start_matches("./").trim_end_matches('/'))
-                    .filter(|p| !p.is_empty() && *p != ".");
+                let under = args.get("path").and_then(Value::as_str).map(str::to_owned);
                 let offset = args.get("offset").and_then(Value::as_u64).unwrap_or(0) as usize;
                 let page = index.references_page(
                     &definitions,
                     &RefsQuery {
                         kind,
+                        under,
                         limit: Some(REFS_LIMIT),
                         ..RefsQuery::default()
                     },
@@ -243,23 +240,11 @@ impl IndexTools {
                         return Ok(answers::unread(target, &unread));
                     }
                 }
-                let (hits, total) = match under {
-                    None => (page.hits, page.total),
-                    Some(dir) => {
-                        let inside: Vec<_> = page
-                            .hits
-                            .into_iter()
-                            .filter(|h| h.path == dir || h.path.starts_with(&format!("{dir}/")))
-                            .collect();
-                        let n = inside.len();
-                        (inside, n)
-                    }
-                };
                 Ok(answers::ranked_references(
                     target,
                     &definitions,
-                    &hits,
-                    total,
+                    &page.hits,
+                    page.total,
                     offset,
                     self.answer_budget(),
                 ))

@@ -286,6 +286,9 @@ struct RefsArgs {
     /// implements or overrides (labeled `dispatch`).
     #[arg(long)]
     direct: bool,
+    /// Only uses in this file or below this directory (relative to the root).
+    #[arg(long, value_name = "PATH")]
+    under: Option<String>,
     /// Show at most this many (a line on stderr says when there are more).
     #[arg(long, default_value_t = 1000)]
     limit: usize,
@@ -755,6 +758,7 @@ fn refs(index: &Index, cwd: &Path, args: &RefsArgs, out: &mut Out) -> Result<Fou
             kind: args.kind,
             resolved_only: args.resolved_only,
             direct_only: args.direct,
+            under: args.under.clone(),
             limit: Some(args.limit),
         },
     );

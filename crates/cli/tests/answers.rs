@@ -401,3 +401,27 @@ fn same_named_definitions_in_different_files_are_told_apart_in_json() {
     .collect();
     assert_eq!(pairs, expected, "{refs}");
 }
+
+#[test]
+fn references_can_be_limited_to_a_directory_or_file() {
+    let dir = fixture("rust-basic");
+    index(dir.path());
+    let all = stdout(&mcursor(dir.path(), &["refs", "parse_config"]));
+    let under = stdout(&mcursor(
+        dir.path(),
+        &["refs", "parse_config", "--under", "src/"],
+    ));
+    assert!(
+        under.lines().count() < all.lines().count(),
+        "{all}\n{under}"
+    );
+    assert!(under.lines().all(|l| l.starts_with("src/")), "{under}");
+    let file = stdout(&mcursor(
+        dir.path(),
+        &["refs", "parse_config", "--under", "src/lib.rs"],
+    ));
+    assert!(
+        !file.is_empty() && file.lines().all(|l| l.starts_with("src/lib.rs:")),
+        "{file}"
+    );
+}

@@ -237,6 +237,8 @@ pub struct RefsQuery {
     /// Leave out calls made through a trait, interface or base-class member that a
     /// target implements or overrides (confidence `dispatch`).
     pub direct_only: bool,
+    /// Only uses in this file or below this directory (root-relative, `/`-separated).
+    pub under: Option<String>,
     pub limit: Option<usize>,
 }
 
@@ -838,6 +840,14 @@ impl Index {
                 if query.kind.is_some_and(|k| k != r.kind) {
                     continue;
                 }
+                if let Some(under) = &query.under
+                    && !self
+                        .store
+                        .file(r.file)
+                        .is_some_and(|f| path_is_under(f.path, under))
+                {
+                    continue;
+                }
                 let target = match r.target {
                     Some(id) => by_id.get(&id).copied().map(|t| (t, false)).or_else(|| {
                         dispatched
@@ -1385,6 +1395,17 @@ fn site(r: &RefInfo) -> CallSite {
     }
 }
 
+/// Whether `path` is the file `under` or lies below the directory `under`.
+fn path_is_under(path: &str, under: &str) -> bool {
+    let under = under.trim_start_matches("./").trim_end_matches('/');
+    under.is_empty()
+        || under == "."
+        || path == under
+        || path
+            .strip_prefix(under)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
 /// `a::b::c` and `a.b.c` → `["a", "b", "c"]`.
 fn split_qualified(name: &str) -> Vec<String> {
     name.split("::")
@@ -1550,6 +1571,15 @@ mod tests {
             RefTarget::Name(_)
         ));
         assert!(matches!(RefTarget::parse("a::b::c"), RefTarget::Name(_)));
+    }
+
+    #[test]
+    fn paths_are_under_their_directories_only_at_a_separator() {
+        assert!(path_is_under("src/net/client.rs", "src/net"));
+        assert!(path_is_under("src/net/client.rs", "./src/net/"));
+        assert!(path_is_under("src/net/client.rs", "src/net/client.rs"));
+        assert!(path_is_under("src/lib.rs", "."));
+        assert!(!path_is_under("src/network.rs", "src/net"));
     }
 
     #[test]

@@ -377,6 +377,7 @@ impl IndexServer {
             kind: parse_ref_kind(args.kind.as_deref())?,
             resolved_only: args.resolved_only.unwrap_or(false),
             direct_only: false,
+            under: None,
             limit: Some(args.limit.unwrap_or(200).clamp(1, 5000)),
         };
         let target = args.target;
