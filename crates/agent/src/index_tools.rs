@@ -215,7 +215,8 @@ impl IndexTools {
                     }
                 };
                 let kind = match args.get("kind").and_then(Value::as_str) {
-                    None | Some("") => None,
+                    // What small models write for "no filter".
+                    None | Some("" | "all" | "any" | "*") => None,
                     Some(word) => Some(RefKind::parse(word).ok_or_else(|| {
                         ToolError::BadArguments(format!(
                             "kind `{word}`: one of {}",
@@ -229,12 +230,30 @@ impl IndexTools {
                     &definitions,
                     &RefsQuery {
                         kind,
-                        under,
+                        under: under.clone(),
                         limit: Some(REFS_LIMIT),
                         ..RefsQuery::default()
                     },
                 );
                 if page.hits.is_empty() {
+                    // A filter that left nothing is not "nothing refers to it".
+                    if kind.is_some() || under.is_some() {
+                        let everywhere = index.references_page(
+                            &definitions,
+                            &RefsQuery {
+                                limit: Some(0),
+                                ..RefsQuery::default()
+                            },
+                        );
+                        if everywhere.total > 0 {
+                            return Ok(format!(
+                                "no uses of {target} match kind={} path={}; it has {} uses in all: call again without kind and path to see them",
+                                kind.map_or("(any)", RefKind::as_str),
+                                under.as_deref().unwrap_or("(any)"),
+                                everywhere.total
+                            ));
+                        }
+                    }
                     let unread = index.unread_mentions(&definitions).map_err(index_error)?;
                     if !unread.is_empty() {
                         return Ok(answers::unread(target, &unread));
@@ -310,7 +329,10 @@ mod tests {
         let refs = tools
             .run("find_references", &json!({"target": "load_config"}))
             .expect("refs");
-        assert!(refs.starts_with("1 uses of load_config"), "{refs}");
+        assert!(
+            refs.starts_with("load_config is used 1 time: 1 resolved"),
+            "{refs}"
+        );
         assert!(refs.contains("\nsrc/lib.rs:2:17 [call in main"), "{refs}");
         let search = tools
             .run("search_code", &json!({"query": "load config"}))
@@ -394,5 +416,25 @@ mod tests {
             ),
             Err(ToolError::BadArguments(_))
         ));
+        // A filter that leaves nothing says that there are uses elsewhere; "all" is no
+        // filter, and a path may be a glob.
+        let elsewhere = tools
+            .run(
+                "find_references",
+                &json!({"target": "target", "path": "lib/Session.cpp"}),
+            )
+            .expect("refs");
+        assert!(
+            elsewhere.starts_with("no uses of target match"),
+            "{elsewhere}"
+        );
+        assert!(elsewhere.contains("uses in all"), "{elsewhere}");
+        let all = tools
+            .run(
+                "find_references",
+                &json!({"target": "target", "kind": "all", "path": "src/**/*.rs"}),
+            )
+            .expect("refs");
+        assert!(all.starts_with("target is used"), "{all}");
     }
 }

@@ -286,7 +286,8 @@ struct RefsArgs {
     /// implements or overrides (labeled `dispatch`).
     #[arg(long)]
     direct: bool,
-    /// Only uses in this file or below this directory (relative to the root).
+    /// Only uses in this file, below this directory, or matching this glob (relative
+    /// to the root).
     #[arg(long, value_name = "PATH")]
     under: Option<String>,
     /// Show at most this many (a line on stderr says when there are more).

@@ -135,14 +135,10 @@ pub fn ranked_references(
         *sure_kinds.entry(r.kind).or_insert(0) += 1;
     }
     let kinds: Vec<String> = sure_kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
-    let defined: Vec<String> = definitions
-        .iter()
-        .take(3)
-        .map(|d| format!("{}:{}", escape_controls(&d.path), d.line))
-        .collect();
+    // The definition's place is left out: a small model took it for a use.
     let mut text = format!(
-        "{total} uses of {target} (defined at {}): {} resolved{}, {} dispatch, {} name matches (may be other symbols){}",
-        defined.join(", "),
+        "{target} is used {total} time{}: {} resolved{}, {} dispatch, {} name matches (may be other symbols){}",
+        if total == 1 { "" } else { "s" },
         count("resolved"),
         if kinds.is_empty() {
             String::new()

@@ -237,7 +237,8 @@ pub struct RefsQuery {
     /// Leave out calls made through a trait, interface or base-class member that a
     /// target implements or overrides (confidence `dispatch`).
     pub direct_only: bool,
-    /// Only uses in this file or below this directory (root-relative, `/`-separated).
+    /// Only uses in this file, below this directory, or matching this glob (`*`, `?`,
+    /// `[...]`: `src/**/*.rs`), root-relative and `/`-separated.
     pub under: Option<String>,
     pub limit: Option<usize>,
 }
@@ -824,6 +825,7 @@ impl Index {
                 }
             }
         }
+        let place = query.under.as_deref().map(Place::new);
         let names: BTreeSet<&str> = targets
             .iter()
             .map(|t| t.name.as_str())
@@ -840,11 +842,8 @@ impl Index {
                 if query.kind.is_some_and(|k| k != r.kind) {
                     continue;
                 }
-                if let Some(under) = &query.under
-                    && !self
-                        .store
-                        .file(r.file)
-                        .is_some_and(|f| path_is_under(f.path, under))
+                if let Some(place) = &place
+                    && !self.store.file(r.file).is_some_and(|f| place.holds(f.path))
                 {
                     continue;
                 }
@@ -1395,15 +1394,39 @@ fn site(r: &RefInfo) -> CallSite {
     }
 }
 
-/// Whether `path` is the file `under` or lies below the directory `under`.
-fn path_is_under(path: &str, under: &str) -> bool {
-    let under = under.trim_start_matches("./").trim_end_matches('/');
-    under.is_empty()
-        || under == "."
-        || path == under
-        || path
-            .strip_prefix(under)
-            .is_some_and(|rest| rest.starts_with('/'))
+/// Where `refs --under` looks: a file, a directory, or a glob.
+enum Place {
+    Prefix(String),
+    Glob(GlobMatcher),
+}
+
+impl Place {
+    fn new(text: &str) -> Place {
+        let trimmed = text.trim().trim_start_matches("./").trim_end_matches('/');
+        if trimmed.contains(['*', '?', '[']) {
+            // As in .gitignore: `*` stays within one directory, `**` crosses them. A glob
+            // that does not compile is taken as a plain path (and matches nothing).
+            if let Ok(glob) = GlobBuilder::new(trimmed).literal_separator(true).build() {
+                return Place::Glob(glob.compile_matcher());
+            }
+        }
+        Place::Prefix(trimmed.to_owned())
+    }
+
+    /// Whether the file at `path` is this file, below this directory, or matches.
+    fn holds(&self, path: &str) -> bool {
+        match self {
+            Place::Glob(glob) => glob.is_match(path),
+            Place::Prefix(under) => {
+                under.is_empty()
+                    || under == "."
+                    || path == under
+                    || path
+                        .strip_prefix(under.as_str())
+                        .is_some_and(|rest| rest.starts_with('/'))
+            }
+        }
+    }
 }
 
 /// `a::b::c` and `a.b.c` → `["a", "b", "c"]`.
@@ -1574,12 +1597,16 @@ mod tests {
     }
 
     #[test]
-    fn paths_are_under_their_directories_only_at_a_separator() {
-        assert!(path_is_under("src/net/client.rs", "src/net"));
-        assert!(path_is_under("src/net/client.rs", "./src/net/"));
-        assert!(path_is_under("src/net/client.rs", "src/net/client.rs"));
-        assert!(path_is_under("src/lib.rs", "."));
-        assert!(!path_is_under("src/network.rs", "src/net"));
+    fn places_are_files_directories_at_a_separator_or_globs() {
+        let holds = |place: &str, path: &str| Place::new(place).holds(path);
+        assert!(holds("src/net", "src/net/client.rs"));
+        assert!(holds("./src/net/", "src/net/client.rs"));
+        assert!(holds("src/net/client.rs", "src/net/client.rs"));
+        assert!(holds(".", "src/lib.rs"));
+        assert!(!holds("src/net", "src/network.rs"));
+        assert!(holds("src/**/*.rs", "src/net/client.rs"));
+        assert!(holds("*/src/**/*", "pkg/src/a/b.rs"));
+        assert!(!holds("src/*.rs", "src/net/client.rs"));
     }
 
     #[test]
