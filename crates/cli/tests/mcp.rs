@@ -374,3 +374,57 @@ fn a_limit_says_how_many_there_are() {
         json!(true)
     );
 }
+
+/// The hand-written session in README.md stays true: its requests, sent as written, get
+/// the answers it shows (the text of the cut `tools/call` exactly; the rest by shape).
+#[test]
+fn the_readme_session_is_what_the_server_answers() {
+    let readme = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"),
+    )
+    .expect("README.md");
+    let session: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("$ mcursor mcp -C fixtures/rust-basic"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    assert!(session.len() >= 7, "the README session was not found");
+    let dir = common::fixture("rust-basic");
+    let mut client = Client::start(dir.path());
+    let mut checked = 0;
+    for (i, line) in session.iter().enumerate() {
+        let message: Value = match serde_json::from_str(line) {
+            Ok(message) => message,
+            // An answer shortened with `…` is not JSON; its request was checked.
+            Err(_) => continue,
+        };
+        if message.get("method").is_none() {
+            continue;
+        }
+        client.send_raw(line);
+        let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            continue;
+        };
+        let answer = client.response(id);
+        let shown = session.get(i + 1).copied().unwrap_or_default();
+        assert!(
+            shown.starts_with(&format!("{{\"jsonrpc\":\"2.0\",\"id\":{id},\"result\"")),
+            "the README shows no answer to request {id}"
+        );
+        assert!(answer.get("result").is_some(), "{answer}");
+        if message["method"] == "tools/call" {
+            let text = text_of(&answer);
+            let escaped = serde_json::to_string(&text).expect("json");
+            assert!(
+                shown.contains(&escaped),
+                "README: {shown}\nserver: {escaped}"
+            );
+            let structured = &answer["result"]["structuredContent"];
+            assert!(shown.contains(&format!("\"total\":{}", structured["total"])));
+            assert!(shown.contains(&format!("\"truncated\":{}", structured["truncated"])));
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, 3, "initialize, tools/list and tools/call");
+}
