@@ -38,7 +38,8 @@ pub struct AskArgs {
     /// Model name [env: MCURSOR_MODEL].
     #[arg(long)]
     model: Option<String>,
-    /// openai, deepseek or ollama: their endpoint and a default model [env: MCURSOR_PRESET].
+    /// openai, deepseek, ollama or llamacpp: their endpoint, a default model and where
+    /// tool calls come from [env: MCURSOR_PRESET].
     #[arg(long)]
     preset: Option<String>,
     /// Model requests per question at most [default: 30].
