@@ -6,12 +6,9 @@
 //! from before an edit.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, LockWait, RefsQuery, SearchQuery, answers,
-    build_index,
-};
+use mcursor_index::{FindQuery, Index, IndexError, LiveIndex, RefsQuery, SearchQuery, answers};
 use mcursor_syntax::RefKind;
 use serde_json::{Value, json};
 
@@ -71,16 +68,10 @@ pub fn is_index_tool(name: &str) -> bool {
     matches!(name, "find_symbol" | "find_references" | "search_code")
 }
 
-/// How often index tools walk the tree for changes made by others (the agent's own
-/// writes and commands update the index at once): as often as the MCP server does.
-const EXTERNAL_CHECK_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// The repository's index, opened once and refreshed when files changed.
+/// The repository's index as the agent's tools see it: a [`LiveIndex`] (built on first
+/// use, following the tree, updated at once after the agent's own edits).
 pub struct IndexTools {
-    root: PathBuf,
-    current: Mutex<Option<Arc<Index>>>,
-    /// When the tree was last walked for changes.
-    walked: Mutex<Option<std::time::Instant>>,
+    live: LiveIndex,
     /// Bytes one answer for the model may take (see `set_answer_budget`).
     answer_budget: std::sync::atomic::AtomicUsize,
 }
@@ -92,82 +83,20 @@ fn index_error(e: IndexError) -> ToolError {
 impl IndexTools {
     pub fn new(root: PathBuf) -> Self {
         IndexTools {
-            root,
-            current: Mutex::new(None),
-            walked: Mutex::new(None),
+            live: LiveIndex::new(&root),
             answer_budget: std::sync::atomic::AtomicUsize::new(DEFAULT_ANSWER_BUDGET),
         }
     }
 
-    /// The index, built first when missing and brought up to date with the working tree
-    /// (an unchanged tree costs one walk; `build_index` commits nothing then). Changes by
-    /// others are looked for at most once per [`EXTERNAL_CHECK_INTERVAL`].
     fn fresh(&self) -> Result<Arc<Index>, ToolError> {
-        let recent = self
-            .walked
-            .lock()
-            .ok()
-            .and_then(|w| *w)
-            .is_some_and(|t| t.elapsed() < EXTERNAL_CHECK_INTERVAL);
-        if recent
-            && let Ok(current) = self.current.lock()
-            && let Some(index) = current.as_ref()
-        {
-            return Ok(index.clone());
-        }
-        self.refresh(None, false)
+        self.live.get(&|_| {}).map_err(index_error)
     }
 
     /// Brings the index up to date after the agent wrote `path` (absolute; `None` when
     /// unknown or after a command, which walks the tree), before the tool's result goes
-    /// back to the model:
-    /// the next `find_symbol` already sees the edit. Only when an index exists (the first
-    /// index tool call builds one); a failure here is left to the next index tool call.
+    /// back to the model: the next `find_symbol` already sees the edit.
     pub fn after_edit(&self, path: Option<PathBuf>) {
-        if self.root.join(mcursor_index::INDEX_DIR).is_dir() {
-            let _ = self.refresh(path.map(|p| vec![p]), true);
-        }
-    }
-
-    /// Updates the index (`changed`: the files the agent wrote, else a walk). `wait`:
-    /// wait for another writer; without it a lookup answers from the current generation
-    /// while another process writes.
-    fn refresh(&self, changed: Option<Vec<PathBuf>>, wait: bool) -> Result<Arc<Index>, ToolError> {
-        let mut current = self
-            .current
-            .lock()
-            .map_err(|_| ToolError::Index("the index lock was poisoned".into()))?;
-        let lookup = !wait && current.is_some();
-        let options = BuildOptions {
-            lock_wait: if lookup {
-                LockWait::Fail
-            } else {
-                LockWait::Wait
-            },
-            changed_paths: changed,
-            ..BuildOptions::default()
-        };
-        let walks = options.changed_paths.is_none();
-        let summary = match build_index(&self.root, &options, &|_| {}) {
-            Err(IndexError::Locked { .. }) if lookup => {
-                if let Some(index) = current.as_ref() {
-                    return Ok(index.clone());
-                }
-                return Err(ToolError::Index("the index is being written".into()));
-            }
-            other => other.map_err(index_error)?,
-        };
-        if walks && let Ok(mut walked) = self.walked.lock() {
-            *walked = Some(std::time::Instant::now());
-        }
-        if let Some(index) = current.as_ref()
-            && index.generation() == summary.generation
-        {
-            return Ok(index.clone());
-        }
-        let index = Arc::new(Index::open_root(&self.root).map_err(index_error)?);
-        *current = Some(index.clone());
-        Ok(index)
+        self.live.after_change(path.map(|p| vec![p]));
     }
 
     /// How many bytes an answer for the model may take: what the context window allows
@@ -321,7 +250,7 @@ mod tests {
             "pub fn load_config() {}\npub fn main() { load_config(); }\n",
         )
         .expect("edit");
-        std::thread::sleep(EXTERNAL_CHECK_INTERVAL + std::time::Duration::from_millis(100));
+        std::thread::sleep(mcursor_index::live::LOOK_EVERY + std::time::Duration::from_millis(100));
         let gone = tools
             .run("find_symbol", &json!({"name": "parse_config"}))
             .expect("find");

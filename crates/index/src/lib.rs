@@ -29,6 +29,7 @@ mod dump;
 pub mod error;
 mod fresh;
 mod graph;
+pub mod live;
 pub mod lock;
 mod query;
 mod resolve;
@@ -45,6 +46,7 @@ pub use build::{
 };
 pub use error::{IndexError, Result};
 pub use fresh::{CHECK_BUDGET, Freshness, Scope as FreshnessScope};
+pub use live::LiveIndex;
 pub use lock::LockWait;
 pub use query::{
     CallEdge, DISPATCH, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, Page, RefHit,

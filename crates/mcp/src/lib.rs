@@ -2,9 +2,10 @@
 //! Context Protocol (stdio), built on the official Rust SDK (`rmcp`).
 //!
 //! It owns the MCP tool surface (`find_symbol`, `find_references`, `callers`, `callees`,
-//! `search_code`, `index_status`: schemas, descriptions, text and structured results) and
-//! keeping the index fresh while it runs. Queries go to `mcursor-index`, whose
-//! synchronous API runs on `spawn_blocking` threads.
+//! `search_code`, `index_status`: schemas, descriptions, text and structured results).
+//! Keeping the index fresh while it runs is `mcursor_index::LiveIndex`, the same policy
+//! the agent's tools follow. Queries go to `mcursor-index`, whose synchronous API runs on
+//! `spawn_blocking` threads.
 //!
 //! Invariants:
 //! - Bad input never ends the server: unknown tools and malformed arguments are protocol
@@ -16,11 +17,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use mcursor_index::{
-    BuildOptions, FindQuery, Index, IndexError, LockWait, Progress, RefsQuery, SearchQuery,
-    answers, build_index,
+    FindQuery, Index, IndexError, LiveIndex, Progress, RefsQuery, SearchQuery, answers,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use rmcp::handler::server::router::tool::ToolRouter;
@@ -34,12 +33,9 @@ use rmcp::{
 };
 use schemars::JsonSchema;
 use serde::Deserialize;
-use tokio::sync::Mutex;
 
 /// Longest name, query or path argument accepted, in bytes.
 const MAX_ARGUMENT_BYTES: usize = 4096;
-/// How often the working tree is compared with the index, at most.
-const FRESHNESS_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Why the server could not run.
 #[derive(Debug, thiserror::Error)]
@@ -77,16 +73,12 @@ pub fn serve_stdio(start: &Path) -> Result<(), McpError> {
     })
 }
 
-struct State {
-    index: Option<Arc<Index>>,
-    checked: Option<Instant>,
-}
-
 /// The MCP server for one repository.
 #[derive(Clone)]
 pub struct IndexServer {
     root: PathBuf,
-    state: Arc<Mutex<State>>,
+    /// The index, kept current as the agent's tools keep theirs.
+    live: Arc<LiveIndex>,
     tool_router: ToolRouter<Self>,
 }
 
@@ -202,69 +194,24 @@ fn failure(message: String) -> CallToolResult {
 impl IndexServer {
     pub fn new(root: PathBuf) -> Self {
         Self {
+            live: Arc::new(LiveIndex::new(&root)),
             root,
-            state: Arc::new(Mutex::new(State {
-                index: None,
-                checked: None,
-            })),
             tool_router: Self::tool_router(),
         }
     }
 
-    /// The current index, built or rebuilt first if it is missing or older than the files.
+    /// The current index (see [`LiveIndex`]): built on first use, updated when files
+    /// changed, with the build's progress forwarded when the caller asked for it.
     async fn fresh_index(
         &self,
         meta: &RequestMetaObject,
         peer: &Peer<RoleServer>,
     ) -> Result<Arc<Index>, String> {
-        let mut state = self.state.lock().await;
-        let due = state
-            .checked
-            .is_none_or(|t| t.elapsed() >= FRESHNESS_INTERVAL);
-        if let (Some(index), false) = (&state.index, due) {
-            return Ok(index.clone());
-        }
-        // An unchanged tree costs a walk and commits nothing; a changed one is updated
-        // incrementally (with progress for the caller), and the new generation opened.
-        // While another process writes the index, answer from the current generation
-        // rather than wait (the next check picks the update up).
-        let wait = state.index.is_none();
-        let generation = self.rebuild(meta, peer, wait).await?;
-        let index = match (&state.index, generation) {
-            (Some(index), None) => index.clone(),
-            (Some(index), Some(g)) if index.generation() == g => index.clone(),
-            _ => {
-                let root = self.root.clone();
-                let index = tokio::task::spawn_blocking(move || Index::open_root(&root))
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .map_err(|e| e.to_string())?;
-                Arc::new(index)
-            }
-        };
-        state.index = Some(index.clone());
-        state.checked = Some(Instant::now());
-        Ok(index)
-    }
-
-    /// Builds or updates the index, forwarding progress to the caller when it asked for
-    /// it; returns the generation that is current afterwards, or `None` when another
-    /// process holds the writer lock and `wait` is false.
-    async fn rebuild(
-        &self,
-        meta: &RequestMetaObject,
-        peer: &Peer<RoleServer>,
-        wait: bool,
-    ) -> Result<Option<u64>, String> {
         let (sender, mut receiver) =
             tokio::sync::mpsc::unbounded_channel::<(f64, Option<f64>, String)>();
-        let root = self.root.clone();
-        let build = tokio::task::spawn_blocking(move || {
-            let options = BuildOptions {
-                lock_wait: if wait { LockWait::Wait } else { LockWait::Fail },
-                ..BuildOptions::default()
-            };
-            build_index(&root, &options, &|progress| {
+        let live = self.live.clone();
+        let get = tokio::task::spawn_blocking(move || {
+            live.get(&|progress| {
                 let update = match progress {
                     Progress::WaitingForLock { holder } => (
                         0.0,
@@ -291,11 +238,9 @@ impl IndexServer {
                 let _ = peer.notify_progress(param).await;
             }
         }
-        match build.await.map_err(|e| e.to_string())? {
-            Ok(summary) => Ok(Some(summary.generation)),
-            Err(IndexError::Locked { .. }) if !wait => Ok(None),
-            Err(e) => Err(e.to_string()),
-        }
+        get.await
+            .map_err(|e| e.to_string())?
+            .map_err(|e| e.to_string())
     }
 
     /// Runs a synchronous query against a fresh index on a blocking thread.

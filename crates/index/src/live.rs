@@ -1,0 +1,144 @@
+//! One freshness policy for long-running readers (the agent's index tools, the MCP
+//! server): an opened index that follows the working tree.
+//!
+//! [`LiveIndex::get`] builds the index when there is none, and otherwise looks at the
+//! tree at most once per [`LOOK_EVERY`]: an unchanged tree costs one walk and commits
+//! nothing, a changed one is updated incrementally and the new generation opened. While
+//! another process writes the index, a reader that has one answers from it rather than
+//! wait (the next look picks the update up). [`LiveIndex::after_change`] is for a reader
+//! that changed files itself: it updates at once, waiting for other writers, so the
+//! next lookup already sees the change.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::build::{BuildOptions, Progress, build_index};
+use crate::error::{IndexError, Result};
+use crate::lock::LockWait;
+use crate::query::Index;
+
+/// How often a live index looks at the tree for changes made by others.
+pub const LOOK_EVERY: Duration = Duration::from_secs(1);
+
+/// An index kept current for a long-running reader. Safe to share between threads.
+pub struct LiveIndex {
+    root: PathBuf,
+    state: Mutex<LiveState>,
+}
+
+struct LiveState {
+    index: Option<Arc<Index>>,
+    /// When the tree was last walked for changes.
+    looked: Option<Instant>,
+}
+
+impl LiveIndex {
+    pub fn new(root: &Path) -> LiveIndex {
+        LiveIndex {
+            root: root.to_path_buf(),
+            state: Mutex::new(LiveState {
+                index: None,
+                looked: None,
+            }),
+        }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The index, built first when missing and brought up to date with the tree when
+    /// the last look is older than [`LOOK_EVERY`]. `progress` hears a build's progress.
+    pub fn get(&self, progress: &(dyn Fn(Progress) + Sync)) -> Result<Arc<Index>> {
+        let mut state = self.lock();
+        let recent = state.looked.is_some_and(|t| t.elapsed() < LOOK_EVERY);
+        if recent && let Some(index) = &state.index {
+            return Ok(index.clone());
+        }
+        self.update(&mut state, None, false, progress)
+    }
+
+    /// After the reader changed files: `changed` (absolute paths; `None` after a command,
+    /// which may have changed anything: a walk). Waits for another writer. Only when an
+    /// index exists; a failure is left to the next [`get`](Self::get).
+    pub fn after_change(&self, changed: Option<Vec<PathBuf>>) {
+        if self.root.join(crate::walk::INDEX_DIR).is_dir() {
+            let mut state = self.lock();
+            let _ = self.update(&mut state, changed, true, &|_| {});
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, LiveState> {
+        // A panic while updating leaves the state as it was: still usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn update(
+        &self,
+        state: &mut LiveState,
+        changed: Option<Vec<PathBuf>>,
+        wait: bool,
+        progress: &(dyn Fn(Progress) + Sync),
+    ) -> Result<Arc<Index>> {
+        let answer_from_current = !wait && state.index.is_some();
+        let walks = changed.is_none();
+        let options = BuildOptions {
+            lock_wait: if answer_from_current {
+                LockWait::Fail
+            } else {
+                LockWait::Wait
+            },
+            changed_paths: changed,
+            ..BuildOptions::default()
+        };
+        let summary = match build_index(&self.root, &options, progress) {
+            Err(IndexError::Locked { .. }) if answer_from_current => {
+                if let Some(index) = &state.index {
+                    return Ok(index.clone());
+                }
+                return Err(IndexError::Locked {
+                    path: self.root.clone(),
+                    holder: "another mcursor process".into(),
+                });
+            }
+            other => other?,
+        };
+        if walks {
+            state.looked = Some(Instant::now());
+        }
+        if let Some(index) = &state.index
+            && index.generation() == summary.generation
+        {
+            return Ok(index.clone());
+        }
+        let index = Arc::new(Index::open_root(&self.root)?);
+        state.index = Some(index.clone());
+        Ok(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_live_index_follows_the_tree_and_its_readers_own_changes() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn first() {}\n").expect("write");
+        let live = LiveIndex::new(dir.path());
+        let found =
+            |index: &Index, name: &str| !index.find(&crate::FindQuery::exact(name)).is_empty();
+        let index = live.get(&|_| {}).expect("built on first use");
+        assert!(found(&index, "first"));
+        // The reader's own change is seen at once.
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn second() {}\n").expect("write");
+        live.after_change(Some(vec![dir.path().join("src/lib.rs")]));
+        assert!(found(&live.get(&|_| {}).expect("get"), "second"));
+        // Someone else's change is seen once the next look is due.
+        std::fs::write(dir.path().join("src/lib.rs"), "pub fn third() {}\n").expect("write");
+        std::thread::sleep(LOOK_EVERY + Duration::from_millis(100));
+        assert!(found(&live.get(&|_| {}).expect("get"), "third"));
+    }
+}
