@@ -128,9 +128,12 @@ impl IndexTools {
                 if page.hits.is_empty() {
                     return Ok(answers::missing(name, &index.similar_names(name, 5)));
                 }
-                Ok(answers::with_cut(
-                    answers::definitions(&page.hits),
-                    &page,
+                let lines: Vec<String> = page.hits.iter().map(answers::symbol_line).collect();
+                Ok(answers::fit_lines(
+                    &lines,
+                    page.total,
+                    page.total_at_least,
+                    self.answer_budget(),
                     "use a qualified name such as Type::method to narrow",
                 ))
             }
@@ -211,10 +214,19 @@ impl IndexTools {
                         limit: SEARCH_LIMIT,
                     })
                     .map_err(index_error)?;
-                Ok(answers::with_cut(
-                    answers::search(&page.hits),
-                    &page,
-                    "narrow with a path glob or a more specific query",
+                if page.hits.is_empty() {
+                    return Ok(answers::search(&page.hits));
+                }
+                let lines: Vec<String> = answers::search(&page.hits)
+                    .lines()
+                    .map(str::to_owned)
+                    .collect();
+                Ok(answers::fit_lines(
+                    &lines,
+                    page.total,
+                    page.total_at_least,
+                    self.answer_budget(),
+                    "narrow with a path glob or more words",
                 ))
             }
             other => Err(ToolError::BadArguments(format!(

@@ -173,6 +173,37 @@ pub fn ranked_references(
     text
 }
 
+/// The lines of an answer that fit in `budget` bytes (the first always), and a last line
+/// saying how many of `total` were shown and how to get the rest when any were left
+/// out. `at_least`: `total` is a lower bound.
+pub fn fit_lines(
+    lines: &[String],
+    total: usize,
+    at_least: bool,
+    budget: usize,
+    how: &str,
+) -> String {
+    let mut text = String::new();
+    let mut shown = 0;
+    for line in lines {
+        if shown > 0 && text.len() + line.len() + 1 > budget {
+            break;
+        }
+        if shown > 0 {
+            text.push('\n');
+        }
+        text.push_str(line);
+        shown += 1;
+    }
+    if shown < total || at_least {
+        text.push_str(&format!(
+            "\n({shown} of {}{total} shown; {how})",
+            if at_least { "at least " } else { "" }
+        ));
+    }
+    text
+}
+
 /// `text`, and a last line saying how much a cut list left out and how to get it.
 pub fn with_cut<T>(mut text: String, page: &Page<T>, how: &str) -> String {
     if let Some(shown) = page.shown() {
@@ -220,6 +251,22 @@ pub fn search(hits: &[SearchHit]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lines_fit_the_budget_and_say_what_was_left_out() {
+        let lines: Vec<String> = (0..10).map(|i| format!("line number {i}")).collect();
+        let cut = fit_lines(&lines, 40, false, 30, "narrow it");
+        assert_eq!(
+            cut,
+            "line number 0\nline number 1\n(2 of 40 shown; narrow it)"
+        );
+        let whole = fit_lines(&lines[..2], 2, false, 1_000, "narrow it");
+        assert_eq!(whole, "line number 0\nline number 1");
+        // The first line always comes, however small the budget.
+        assert!(
+            fit_lines(&lines, 10, true, 1, "x").starts_with("line number 0\n(1 of at least 10")
+        );
+    }
+
     use super::*;
 
     #[test]

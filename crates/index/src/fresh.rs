@@ -54,11 +54,6 @@ pub enum Freshness {
 }
 
 impl Freshness {
-    /// Whether answers may be behind the tree.
-    pub fn is_stale(&self) -> bool {
-        matches!(self, Freshness::Stale { .. })
-    }
-
     /// One line for a person, or `None` when there is nothing to say.
     pub fn warning(&self) -> Option<String> {
         match self {

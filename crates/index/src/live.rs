@@ -44,10 +44,6 @@ impl LiveIndex {
         }
     }
 
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
     /// The index, built first when missing and brought up to date with the tree when
     /// the last look is older than [`LOOK_EVERY`]. `progress` hears a build's progress.
     pub fn get(&self, progress: &(dyn Fn(Progress) + Sync)) -> Result<Arc<Index>> {
