@@ -704,26 +704,29 @@ impl FamilyResolver for RustTables {
     }
 }
 
+/// Standard types whose first type argument is what they hold: what iterating them, and
+/// what their methods' closures, see.
+const ELEMENT_CONTAINERS: &[&str] = &[
+    "Vec",
+    "VecDeque",
+    "[]",
+    "array",
+    "BTreeSet",
+    "HashSet",
+    "IndexSet",
+    "BinaryHeap",
+    "LinkedList",
+    "Option",
+    "Result",
+];
+
 /// What a closure passed to a standard type's method receives: for iterators, slices,
 /// sets, `Option` and `Result`, the element (or `Result`'s error for `map_err`).
 fn rust_std_callback(ty: &str, method: &str, argument: u32, parameter: u32) -> Option<Spec> {
-    const ELEMENTS: &[&str] = &[
-        "Vec",
-        "VecDeque",
-        "[]",
-        "array",
-        "BTreeSet",
-        "HashSet",
-        "IndexSet",
-        "Option",
-        "Result",
-        "BinaryHeap",
-        "LinkedList",
-    ];
     if DEREF_WRAPPERS.contains(&ty) {
         return Some(Spec::DerefThen(0));
     }
-    if !ELEMENTS.contains(&ty) && !ITERATORS.contains(&ty) {
+    if !ELEMENT_CONTAINERS.contains(&ty) && !ITERATORS.contains(&ty) {
         return None;
     }
     match (ty, method, argument, parameter) {
@@ -908,23 +911,10 @@ fn rust_std_member(ty: &str, member: &str) -> OutsideMember {
         "get",
         "get_mut",
     ];
-    const COLLECTIONS: &[&str] = &[
-        "Vec",
-        "VecDeque",
-        "[]",
-        "array",
-        "BTreeSet",
-        "HashSet",
-        "IndexSet",
-        "BinaryHeap",
-        "LinkedList",
-        "Option",
-        "Result",
-    ];
     const MAPS: &[&str] = &["HashMap", "BTreeMap", "IndexMap"];
     match (ty, member) {
         // Iterators, by their element type (`Iterator<T>` here, whatever the real type).
-        (c, "iter" | "iter_mut" | "into_iter" | "drain") if COLLECTIONS.contains(&c) => {
+        (c, "iter" | "iter_mut" | "into_iter" | "drain") if ELEMENT_CONTAINERS.contains(&c) => {
             Known(Spec::Wrap("Iterator", 0))
         }
         (m, "iter" | "iter_mut" | "into_iter" | "drain") if MAPS.contains(&m) => {
