@@ -193,7 +193,8 @@ pub(crate) fn check(root: &Path, store: &Store, scope: Scope) -> Freshness {
             };
         }
     };
-    let touched = cache::load_seen(&dir, cache::TOUCHED_FILE);
+    // Read only when needed: most checks find every file as the index saw it.
+    let touched = std::cell::OnceCell::new();
     let mut changes = Vec::new();
     for (file, state) in files.iter().zip(scan.files) {
         let change = match state {
@@ -201,6 +202,7 @@ pub(crate) fn check(root: &Path, store: &Store, scope: Scope) -> Freshness {
             FileState::Missing => Change::Deleted,
             FileState::Differs { size, mtime_ns } => {
                 if touched
+                    .get_or_init(|| cache::load_seen(&dir, cache::TOUCHED_FILE))
                     .get(file.path)
                     .is_some_and(|t| t.matches(size, mtime_ns))
                     || (size == file.size
@@ -219,7 +221,12 @@ pub(crate) fn check(root: &Path, store: &Store, scope: Scope) -> Freshness {
         });
     }
     // A directory changed since the last walk may hold a new file: list it again.
-    let walked = walked_since(store);
+    let meta = store.meta();
+    let walked = walked_since(&meta);
+    let max_size = meta
+        .get("max_file_size")
+        .and_then(|v| v.as_u64())
+        .unwrap_or(1024 * 1024);
     let binary = std::cell::OnceCell::new();
     for (directory, time) in directories.iter().zip(&scan.directory_times) {
         let Some(mtime_ns) = *time else { continue };
@@ -232,16 +239,15 @@ pub(crate) fn check(root: &Path, store: &Store, scope: Scope) -> Freshness {
                 files: files.len(),
             };
         }
-        let binary = binary.get_or_init(|| cache::load_seen(&dir, cache::BINARY_FILE));
-        added_in(
+        NewFiles {
             root,
-            directory,
             store,
             scope,
-            &directories,
-            binary,
-            &mut changes,
-        );
+            max_size,
+            known_dirs: &directories,
+            binary: binary.get_or_init(|| cache::load_seen(&dir, cache::BINARY_FILE)),
+        }
+        .in_directory(directory, &mut changes);
     }
     if changes.is_empty() {
         return Freshness::Current;
@@ -278,8 +284,7 @@ impl Walked {
 
 /// The last walk's times. An index written before walks were timed gives its build time
 /// less ten minutes (more directories are listed again, none missed that changed since).
-fn walked_since(store: &Store) -> Walked {
-    let meta = store.meta();
+fn walked_since(meta: &serde_json::Value) -> Walked {
     let root_mtime_ns = meta.get(ROOT_MTIME_KEY).and_then(|v| v.as_i64());
     if let Some(ns) = meta.get(WALKED_KEY).and_then(|v| v.as_u64())
         && ns > 0
@@ -324,87 +329,71 @@ fn directories<'a>(paths: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
     dirs
 }
 
-/// Files the walk would index now in `directory` (not below it, except in a directory
-/// the index does not know) that the index does not hold.
-fn added_in(
-    root: &Path,
-    directory: &str,
-    store: &Store,
+/// Looks for files the walk would index now that the index does not hold.
+struct NewFiles<'a> {
+    root: &'a Path,
+    store: &'a Store,
     scope: Scope,
-    known_dirs: &[&str],
-    binary: &std::collections::HashMap<String, cache::SeenFile>,
-    changes: &mut Vec<ChangedFile>,
-) {
-    let max_size = store
-        .meta()
-        .get("max_file_size")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(1024 * 1024);
-    let start = if directory.is_empty() {
-        root.to_path_buf()
-    } else {
-        root.join(directory)
-    };
-    for entry in walk::walker(&start).max_depth(Some(1)).build() {
-        let Ok(entry) = entry else { continue };
-        if entry.depth() == 0 {
-            continue;
-        }
-        if entry.file_type().is_some_and(|t| t.is_dir()) {
-            let Some(relative) = walk::relative(root, entry.path()) else {
-                continue;
-            };
-            if known_dirs.binary_search(&relative.as_str()).is_err()
-                && let Some(first) =
-                    first_new_file(root, entry.path(), store, scope, binary, max_size)
-            {
-                changes.push(first);
-            }
-            continue;
-        }
-        if let Some(Ok(file)) = walk::classify(root, Ok(entry), max_size)
-            && scope.covers(&file.path)
-            && store.file_id(&file.path).is_none()
-            && !binary
-                .get(&file.path)
-                .is_some_and(|b| b.matches(file.size, file.mtime_ns))
-        {
-            changes.push(ChangedFile {
-                path: file.path,
-                change: Change::Added,
-                from: None,
-            });
-        }
-    }
+    max_size: u64,
+    /// The directories the index knows, sorted.
+    known_dirs: &'a [&'a str],
+    binary: &'a std::collections::HashMap<String, cache::SeenFile>,
 }
 
-/// The first file the walk would index below a directory the index does not know.
-fn first_new_file(
-    root: &Path,
-    directory: &Path,
-    store: &Store,
-    scope: Scope,
-    binary: &std::collections::HashMap<String, cache::SeenFile>,
-    max_size: u64,
-) -> Option<ChangedFile> {
-    walk::walker(directory)
-        .build()
-        .find_map(|entry| match walk::classify(root, entry, max_size) {
-            Some(Ok(file))
-                if scope.covers(&file.path)
-                    && store.file_id(&file.path).is_none()
-                    && !binary
-                        .get(&file.path)
-                        .is_some_and(|b| b.matches(file.size, file.mtime_ns)) =>
-            {
-                Some(ChangedFile {
-                    path: file.path,
-                    change: Change::Added,
-                    from: None,
-                })
-            }
-            _ => None,
+impl NewFiles<'_> {
+    /// A walked file that the index lacks and the answer depends on, as a change.
+    fn added(&self, file: walk::WalkedFile) -> Option<ChangedFile> {
+        let new = self.scope.covers(&file.path)
+            && self.store.file_id(&file.path).is_none()
+            && !self
+                .binary
+                .get(&file.path)
+                .is_some_and(|b| b.matches(file.size, file.mtime_ns));
+        new.then_some(ChangedFile {
+            path: file.path,
+            change: Change::Added,
+            from: None,
         })
+    }
+
+    /// The new files in `directory` itself, and the first one below each directory in
+    /// it that the index does not know.
+    fn in_directory(&self, directory: &str, changes: &mut Vec<ChangedFile>) {
+        let start = if directory.is_empty() {
+            self.root.to_path_buf()
+        } else {
+            self.root.join(directory)
+        };
+        for entry in walk::walker(&start).max_depth(Some(1)).build() {
+            let Ok(entry) = entry else { continue };
+            if entry.depth() == 0 {
+                continue;
+            }
+            if entry.file_type().is_some_and(|t| t.is_dir()) {
+                let unknown = walk::relative(self.root, entry.path())
+                    .is_some_and(|r| self.known_dirs.binary_search(&r.as_str()).is_err());
+                if unknown && let Some(first) = self.first_below(entry.path()) {
+                    changes.push(first);
+                }
+                continue;
+            }
+            if let Some(Ok(file)) = walk::classify(self.root, Ok(entry), self.max_size)
+                && let Some(added) = self.added(file)
+            {
+                changes.push(added);
+            }
+        }
+    }
+
+    /// The first new file below a directory the index does not know.
+    fn first_below(&self, directory: &Path) -> Option<ChangedFile> {
+        walk::walker(directory).build().find_map(|entry| {
+            match walk::classify(self.root, entry, self.max_size) {
+                Some(Ok(file)) => self.added(file),
+                _ => None,
+            }
+        })
+    }
 }
 
 /// Whether the file still holds the content the index hashed (a `touch`, a branch
