@@ -1104,15 +1104,8 @@ impl Index {
                 query.query.len()
             )));
         }
-        let glob: Option<GlobMatcher> = match &query.path_glob {
-            // As in .gitignore: `*` stays within one directory, `**` crosses them.
-            Some(g) => Some(
-                GlobBuilder::new(g)
-                    .literal_separator(true)
-                    .build()
-                    .map_err(|e| IndexError::Pattern(e.to_string()))?
-                    .compile_matcher(),
-            ),
+        let glob = match &query.path_glob {
+            Some(g) => Some(path_glob(g).map_err(|e| IndexError::Pattern(e.to_string()))?),
             None => None,
         };
         let path_ok = |path: &str| glob.as_ref().is_none_or(|g| g.is_match(path));
@@ -1394,6 +1387,15 @@ fn site(r: &RefInfo) -> CallSite {
     }
 }
 
+/// A glob over root-relative paths, as in .gitignore: `*` stays within one directory,
+/// `**` crosses them (`search --path`, `refs --under`).
+fn path_glob(pattern: &str) -> std::result::Result<GlobMatcher, globset::Error> {
+    Ok(GlobBuilder::new(pattern)
+        .literal_separator(true)
+        .build()?
+        .compile_matcher())
+}
+
 /// Where `refs --under` looks: a file, a directory, or a glob.
 enum Place {
     Prefix(String),
@@ -1403,12 +1405,11 @@ enum Place {
 impl Place {
     fn new(text: &str) -> Place {
         let trimmed = text.trim().trim_start_matches("./").trim_end_matches('/');
-        if trimmed.contains(['*', '?', '[']) {
-            // As in .gitignore: `*` stays within one directory, `**` crosses them. A glob
-            // that does not compile is taken as a plain path (and matches nothing).
-            if let Ok(glob) = GlobBuilder::new(trimmed).literal_separator(true).build() {
-                return Place::Glob(glob.compile_matcher());
-            }
+        // A glob that does not compile is taken as a plain path (and matches nothing).
+        if trimmed.contains(['*', '?', '['])
+            && let Ok(glob) = path_glob(trimmed)
+        {
+            return Place::Glob(glob);
         }
         Place::Prefix(trimmed.to_owned())
     }
