@@ -153,16 +153,11 @@ pub fn ranked_references(
             String::new()
         }
     );
-    let mut shown = 0;
-    for r in ordered.iter().skip(offset) {
-        let line = references(target, definitions, std::slice::from_ref(*r));
-        if shown > 0 && text.len() + line.len() + 1 > budget {
-            break;
-        }
-        text.push('\n');
-        text.push_str(&line);
-        shown += 1;
-    }
+    let lines = ordered
+        .iter()
+        .skip(offset)
+        .map(|r| references(target, definitions, std::slice::from_ref(*r)));
+    let shown = push_fitting(&mut text, lines, budget);
     let end = offset + shown;
     if end < hits.len() || hits.len() < total {
         text.push_str(&format!(
@@ -184,17 +179,7 @@ pub fn fit_lines(
     how: &str,
 ) -> String {
     let mut text = String::new();
-    let mut shown = 0;
-    for line in lines {
-        if shown > 0 && text.len() + line.len() + 1 > budget {
-            break;
-        }
-        if shown > 0 {
-            text.push('\n');
-        }
-        text.push_str(line);
-        shown += 1;
-    }
+    let shown = push_fitting(&mut text, lines.iter().cloned(), budget);
     if shown < total || at_least {
         text.push_str(&format!(
             "\n({shown} of {}{total} shown; {how})",
@@ -202,6 +187,24 @@ pub fn fit_lines(
         ));
     }
     text
+}
+
+/// Appends `lines` to `text`, one per line, while `text` stays within `budget` bytes (the
+/// first line always); returns how many were appended.
+fn push_fitting(text: &mut String, lines: impl Iterator<Item = String>, budget: usize) -> usize {
+    let mut shown = 0;
+    for line in lines {
+        let separator = usize::from(!text.is_empty());
+        if shown > 0 && text.len() + separator + line.len() > budget {
+            break;
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&line);
+        shown += 1;
+    }
+    shown
 }
 
 /// `text`, and a last line saying how much a cut list left out and how to get it.
