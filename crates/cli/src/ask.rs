@@ -753,19 +753,26 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let preset_window = preset_name(args, &defaults)
+    let preset = preset_name(args, &defaults)
         .as_deref()
-        .and_then(mcursor_llm::Preset::named)
-        .and_then(|p| p.context_window);
+        .and_then(mcursor_llm::Preset::named);
+    let preset_window = preset.and_then(|p| p.context_window);
+    // A hosted preset's own endpoint says nothing about its window: not asked.
+    let ask_server = !preset.is_some_and(|p| {
+        p.context_window.is_some() && p.base_url.trim_end_matches('/') == client.config().base_url
+    });
     runtime.block_on(async move {
         let mut options = options;
         // Nobody said: the server's own figure, else the preset's, else a small default
         // (sending more than fits fails or is cut silently; sending less only compacts).
         if options.context_window == 0 {
-            options.context_window = match client.server_context_window().await {
-                Some(window) => window,
-                None => preset_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
+            let from_server = if ask_server {
+                client.server_context_window().await
+            } else {
+                None
             };
+            options.context_window =
+                from_server.unwrap_or(preset_window.unwrap_or(DEFAULT_CONTEXT_WINDOW));
         }
         options.context_window = options.context_window.max(1_000);
         let mut session = Session::new(client, toolbox, options);
