@@ -20,8 +20,6 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 use crate::build::{Change, ChangedFile, ROOT_MTIME_KEY, WALKED_KEY};
 use crate::cache;
 use crate::store::Store;
@@ -37,8 +35,7 @@ const PARALLEL_FROM: usize = 4096;
 pub(crate) const WATCH_LOCK: &str = "watch.lock";
 
 /// How current the index is with the working tree.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "state", rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Freshness {
     /// Every indexed file is as the index saw it, and no directory gained a file.
     Current,

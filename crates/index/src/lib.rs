@@ -45,7 +45,7 @@ pub use build::{
     build_index, check_root, decode_source, parse_only,
 };
 pub use error::{IndexError, Result};
-pub use fresh::{CHECK_BUDGET, Freshness, Scope as FreshnessScope};
+pub use fresh::{Freshness, Scope as FreshnessScope};
 pub use live::LiveIndex;
 pub use lock::LockWait;
 pub use query::{
