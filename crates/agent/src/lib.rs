@@ -2,8 +2,8 @@
 //! steps, approvals with protected paths, limits per message, compaction, sub-agents,
 //! cancellation) and the tools ([`Toolbox`]): the workspace rule (file tools never reach
 //! outside the root, symbolic links included), the file tools `read_file`, `write_file`,
-//! `edit_file` and `list_directory` (regular files only, bounded reads), the index tools,
-//! and `execute_command` (async, through the OS sandbox of `mcursor-sandbox`: live
+//! `edit_file` and `list_directory` (regular files only, bounded reads), the index tools
+//! (declared and answered by `mcursor-tools`, the same as over MCP), and `execute_command` (async, through the OS sandbox of `mcursor-sandbox`: live
 //! output, capped result, everything it started killed on timeout or cancellation, an
 //! allowlisted environment).
 //!
@@ -15,7 +15,6 @@
 //! threads.
 
 mod files;
-mod index_tools;
 mod session;
 mod shell;
 mod text_calls;
@@ -23,7 +22,6 @@ mod toolbox;
 mod workspace;
 
 pub use files::{LIST_MAX_ENTRIES, READ_MAX_BYTES, READ_MAX_LINES};
-pub use index_tools::IndexTools;
 pub use mcursor_llm::ToolSpec;
 pub use session::{
     AgentError, AgentEvent, AgentOptions, Approval, ApprovalRequest, Decision, Person, Session,

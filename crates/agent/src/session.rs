@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use mcursor_llm::{ChatRequest, Client, Event, LlmError, Message, ToolCall, ToolSpec};
+use mcursor_llm::{ChatRequest, Client, Event, LlmError, Message, ToolCall, ToolSpec, Usage};
 use serde_json::json;
 use tokio::sync::watch;
 
@@ -133,6 +133,9 @@ pub struct TurnOutcome {
     pub answer: String,
     pub steps: usize,
     pub stop: Stop,
+    /// Tokens the turn's requests cost, as the server reported them (zero from a server
+    /// that reports none).
+    pub usage: Usage,
 }
 
 /// Tool calls of one model message that run; the rest are dropped and the model told.
@@ -350,12 +353,13 @@ impl Session {
         budget: &StepBudget,
     ) -> Result<TurnOutcome, AgentError> {
         let mut steps = 0;
+        let mut usage = Usage::default();
         loop {
             if *cancel.borrow() {
-                return Ok(self.stopped(Stop::Cancelled, steps));
+                return Ok(self.stopped(Stop::Cancelled, steps, usage));
             }
             if steps >= self.options.max_steps || !budget.take() {
-                return Ok(self.stopped(Stop::MaxSteps, steps));
+                return Ok(self.stopped(Stop::MaxSteps, steps, usage));
             }
             self.compact_if_needed(events).await?;
             steps += 1;
@@ -372,8 +376,13 @@ impl Session {
                 _ = cancelled.wait_for(|c| *c) => None,
             };
             let Some(completion) = completion else {
-                return Ok(self.stopped(Stop::Cancelled, steps));
+                return Ok(self.stopped(Stop::Cancelled, steps, usage));
             };
+            if let Some(reported) = completion.usage {
+                usage.prompt_tokens += reported.prompt_tokens;
+                usage.completion_tokens += reported.completion_tokens;
+                usage.total_tokens += reported.total_tokens;
+            }
             let mode = self.options.tool_calls;
             let mut requested = if mode.takes_native() {
                 completion.tool_calls.clone()
@@ -403,6 +412,7 @@ impl Session {
                     answer: completion.content.unwrap_or_default(),
                     steps,
                     stop: Stop::Answered,
+                    usage,
                 });
             }
             let (calls, refused, dropped) = bounded_calls(&requested);
@@ -425,7 +435,7 @@ impl Session {
         }
     }
 
-    fn stopped(&mut self, stop: Stop, steps: usize) -> TurnOutcome {
+    fn stopped(&mut self, stop: Stop, steps: usize, usage: Usage) -> TurnOutcome {
         let answer = match stop {
             Stop::MaxSteps => format!(
                 "Stopped after {steps} steps without a final answer (the limit, which counts sub-agents' steps too; raise it with --max-steps)."
@@ -443,6 +453,7 @@ impl Session {
             answer,
             steps,
             stop,
+            usage,
         }
     }
 

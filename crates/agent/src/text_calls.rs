@@ -311,7 +311,7 @@ mod tests {
     fn recorded_replies_of_real_models() {
         let root =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fixtures/model-replies");
-        let mut specs = crate::index_tools::specs();
+        let mut specs = crate::toolbox::index_tool_specs();
         specs.extend(crate::file_tool_specs());
         specs.push(crate::execute_command_spec());
         let mut cases = 0;

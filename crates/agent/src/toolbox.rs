@@ -1,14 +1,20 @@
 //! All the tools of one agent session behind one call: file tools and index tools on
 //! blocking threads, `execute_command` as a task. Whatever goes wrong comes back as a
 //! [`ToolOutcome`] for the model, never as an error of the loop.
+//!
+//! The index tools are `mcursor-tools`' ([`IndexTool::ALL`], those offered to the agent):
+//! the same declarations, handlers and answers as over MCP. The first call builds the
+//! index if there is none; every call brings it up to date with the working tree, and
+//! the agent's own writes and commands update it before their results return, so answers
+//! never come from before an edit.
 
 use std::future::Future;
 use std::sync::Arc;
 
+use mcursor_tools::{IndexTool, IndexTools};
+
 use crate::shell::{CommandOptions, execute_command, execute_command_spec};
-use crate::{
-    IndexTools, ToolError, ToolOutcome, ToolSpec, Workspace, index_tools, parse_arguments,
-};
+use crate::{ToolError, ToolOutcome, ToolSpec, Workspace, parse_arguments};
 
 pub struct Toolbox {
     workspace: Workspace,
@@ -22,7 +28,7 @@ fn outcome(result: Result<String, ToolError>) -> ToolOutcome {
 
 impl Toolbox {
     pub fn new(workspace: Workspace, command: CommandOptions) -> Self {
-        let index = Arc::new(IndexTools::new(workspace.root().to_path_buf()));
+        let index = Arc::new(IndexTools::new(workspace.root()));
         Toolbox {
             workspace,
             index,
@@ -32,7 +38,7 @@ impl Toolbox {
 
     /// Sizes the index tools' answers for a model with this context window (tokens).
     pub fn fit_answers_to(&self, context_window_tokens: usize) {
-        self.index.set_answer_budget(context_window_tokens);
+        self.index.fit_answers_to(context_window_tokens);
     }
 
     pub fn workspace(&self) -> &Workspace {
@@ -58,7 +64,7 @@ impl Toolbox {
 
     /// Every tool's schema, index tools first (the prompt asks the model to prefer them).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs = index_tools::specs();
+        let mut specs = index_tool_specs();
         specs.extend(crate::file_tool_specs());
         specs.push(execute_command_spec());
         specs
@@ -73,14 +79,22 @@ impl Toolbox {
         on_output: &mut (dyn FnMut(&[u8]) + Send),
         cancel: impl Future<Output = ()>,
     ) -> ToolOutcome {
-        if index_tools::is_index_tool(name) {
+        if let Some(tool) = IndexTool::from_name(name).filter(|t| t.for_agent()) {
             let args = match parse_arguments(arguments) {
                 Ok(args) => args,
                 Err(e) => return outcome(Err(e)),
             };
             let index = self.index.clone();
-            let name = name.to_owned();
-            let joined = tokio::task::spawn_blocking(move || index.run(&name, &args)).await;
+            let joined = tokio::task::spawn_blocking(move || {
+                index
+                    .call(tool, args, &|_| {})
+                    .map(|answer| answer.text)
+                    .map_err(|e| match e {
+                        mcursor_tools::ToolError::BadArguments(why) => ToolError::BadArguments(why),
+                        mcursor_tools::ToolError::Index(e) => ToolError::Index(e.to_string()),
+                    })
+            })
+            .await;
             return outcome(joined.unwrap_or_else(|e| Err(ToolError::Internal(e.to_string()))));
         }
         if name == "execute_command" {
@@ -92,7 +106,7 @@ impl Toolbox {
                 execute_command(&self.workspace, &args, &self.command, on_output, cancel).await;
             // A command may have changed any file: walk and update before the result.
             let index = self.index.clone();
-            let _ = tokio::task::spawn_blocking(move || index.after_edit(None)).await;
+            let _ = tokio::task::spawn_blocking(move || index.after_change(None)).await;
             return outcome(result);
         }
         if crate::is_file_tool(name) {
@@ -107,7 +121,7 @@ impl Toolbox {
                         .ok()
                         .and_then(|args| args.get("path")?.as_str().map(str::to_owned))
                         .and_then(|path| workspace.resolve(&path).ok());
-                    index.after_edit(path);
+                    index.after_change(path.map(|p| vec![p]));
                 }
                 outcome
             })
@@ -124,6 +138,19 @@ impl Toolbox {
                 .join(", "),
         }))
     }
+}
+
+/// The index tools the agent offers, as the model sees them.
+pub(crate) fn index_tool_specs() -> Vec<ToolSpec> {
+    IndexTool::ALL
+        .into_iter()
+        .filter(|t| t.for_agent())
+        .map(|t| ToolSpec {
+            name: t.name().into(),
+            description: t.description().into(),
+            parameters: t.parameters(),
+        })
+        .collect()
 }
 
 #[cfg(test)]

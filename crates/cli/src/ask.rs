@@ -632,6 +632,8 @@ async fn turn(
             "type": "answer",
             "text": outcome.answer,
             "steps": outcome.steps,
+            "prompt_tokens": outcome.usage.prompt_tokens,
+            "completion_tokens": outcome.usage.completion_tokens,
             "stop": match outcome.stop { Stop::Answered => "answered", Stop::MaxSteps => "max_steps", Stop::Cancelled => "cancelled" },
         }));
     } else if outcome.stop != Stop::Answered {

@@ -23,6 +23,7 @@ use mcursor_index::{
     RefTarget, RefsQuery, SearchQuery, SymbolHit, WatchEvent, WatchOptions, build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
+use mcursor_tools::wire;
 
 use crate::render::Out;
 
@@ -655,7 +656,7 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
 
 fn not_found(index: &Index, name: &str, out: &mut Out) -> Result<Found> {
     if out.json {
-        out.json_value(&Vec::<SymbolHit>::new())?;
+        out.json_value(&Vec::<wire::Definition>::new())?;
     }
     let suggestions = index.similar_names(name, 5);
     render::no_symbol(name, &suggestions, &index.text_only_files())?;
@@ -694,7 +695,7 @@ fn find(index: &Index, args: &FindArgs, out: &mut Out) -> Result<Found> {
         return Ok(found);
     }
     if out.json {
-        out.json_value(&page.hits)?;
+        out.json_value(&wire::all::<_, wire::Definition>(&page.hits))?;
     } else {
         if args.fuzzy {
             out.note(&format!("fuzzy matches for `{}` (not exact):", args.name))?;
@@ -765,7 +766,7 @@ fn refs(index: &Index, cwd: &Path, args: &RefsArgs, out: &mut Out) -> Result<Fou
     );
     let hits = &page.hits;
     if out.json {
-        out.json_value(hits)?;
+        out.json_value(&wire::all::<_, wire::Reference>(hits))?;
     } else {
         let several_targets = targets.len() > 1;
         for hit in hits {
@@ -783,7 +784,7 @@ fn refs(index: &Index, cwd: &Path, args: &RefsArgs, out: &mut Out) -> Result<Fou
                     .map(|i| format!(
                         "{} ({}:{})",
                         i.qualified_name,
-                        mcursor_index::answers::escape_controls(&i.path),
+                        mcursor_index::escape_controls(&i.path),
                         i.line
                     ))
                     .collect::<Vec<_>>()
@@ -794,13 +795,7 @@ fn refs(index: &Index, cwd: &Path, args: &RefsArgs, out: &mut Out) -> Result<Fou
     if hits.is_empty() {
         let defined_at = targets
             .iter()
-            .map(|t| {
-                format!(
-                    "{}:{}",
-                    mcursor_index::answers::escape_controls(&t.path),
-                    t.line
-                )
-            })
+            .map(|t| format!("{}:{}", mcursor_index::escape_controls(&t.path), t.line))
             .collect::<Vec<_>>()
             .join(", ");
         let unread = index.unread_mentions(&targets)?;
@@ -836,7 +831,7 @@ fn calls(
     };
     let edges = &page.hits;
     if out.json {
-        out.json_value(edges)?;
+        out.json_value(&wire::all::<_, wire::Edge>(edges))?;
     } else {
         for edge in edges {
             render::call_edge(out, edge, callers)?;

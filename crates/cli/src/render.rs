@@ -5,8 +5,11 @@ use std::io::{BufWriter, Write};
 
 use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressStyle};
-use mcursor_index::answers::escape_controls;
-use mcursor_index::{BuildSummary, CallEdge, RefHit, SearchHit, Status, SymbolHit, WatchEvent};
+use mcursor_index::escape_controls;
+use mcursor_index::{
+    BuildSummary, CallEdge, Confidence, RefConfidence, RefHit, SearchHit, Status, SymbolHit,
+    WatchEvent,
+};
 
 pub const ERROR: Style = AnsiColor::Red.on_default().bold();
 const PATH: Style = AnsiColor::Magenta.on_default();
@@ -194,7 +197,7 @@ pub fn symbol(out: &mut Out, hit: &SymbolHit) -> anyhow::Result<()> {
         out.stream,
         "{}: {} {}  {}",
         location(&hit.path, hit.line, hit.column),
-        paint(KIND, hit.kind),
+        paint(KIND, hit.kind.as_str()),
         paint(NAME, escape_controls(&hit.qualified_name)),
         paint(DIM, terminal_safe(&hit.signature))
     )?;
@@ -204,7 +207,7 @@ pub fn symbol(out: &mut Out, hit: &SymbolHit) -> anyhow::Result<()> {
 /// One reference; `show_target` names what it refers to (when the query matched several
 /// definitions).
 pub fn reference(out: &mut Out, hit: &RefHit, show_target: bool) -> anyhow::Result<()> {
-    let mut note = hit.kind.to_owned();
+    let mut note = hit.kind.as_str().to_owned();
     if show_target {
         note.push_str(" of ");
         note.push_str(&hit.target);
@@ -213,11 +216,11 @@ pub fn reference(out: &mut Out, hit: &RefHit, show_target: bool) -> anyhow::Resu
         note.push_str(" in ");
         note.push_str(enclosing);
     }
-    if hit.confidence != "resolved" {
+    if hit.confidence != RefConfidence::Resolved {
         note.push_str(", ");
-        note.push_str(hit.confidence);
+        note.push_str(hit.confidence.as_str());
     }
-    if hit.confidence == mcursor_index::DISPATCH {
+    if hit.confidence == RefConfidence::Dispatch {
         note.push_str(" via ");
         note.push_str(&hit.target);
     }
@@ -239,10 +242,9 @@ pub fn call_edge(out: &mut Out, edge: &CallEdge, callers: bool) -> anyhow::Resul
         (&edge.callee, &edge.caller)
     };
     let arrow = if callers { "calls" } else { "called by" };
-    let confidence = if edge.confidence == "resolved" {
-        String::new()
-    } else {
-        format!(", {}", edge.confidence)
+    let confidence = match edge.confidence {
+        Confidence::Resolved => String::new(),
+        Confidence::Heuristic => format!(", {}", edge.confidence.as_str()),
     };
     let site = edge.sites.first().cloned().unwrap_or_default();
     let more = match edge.sites.len() {

@@ -62,7 +62,7 @@ impl Freshness {
                     .map(|c| {
                         format!(
                             "{} {}",
-                            crate::answers::escape_controls(&c.path),
+                            crate::escape_controls(&c.path),
                             change_word(c.change)
                         )
                     })

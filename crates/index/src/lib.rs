@@ -22,7 +22,6 @@
 //! # Ok::<(), mcursor_index::IndexError>(())
 //! ```
 
-pub mod answers;
 pub mod build;
 mod cache;
 mod dump;
@@ -49,7 +48,7 @@ pub use fresh::{Freshness, Scope as FreshnessScope};
 pub use live::LiveIndex;
 pub use lock::LockWait;
 pub use query::{
-    CallEdge, DISPATCH, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, Page, RefHit,
+    CallEdge, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, Page, RefConfidence, RefHit,
     RefTarget, RefsQuery, SearchHit, SearchQuery, Status, SymbolHit, UnreadMention,
 };
 pub use store::{Confidence, FORMAT_VERSION};
@@ -76,6 +75,27 @@ fn generation_from_payload(payload: &str) -> Option<u64> {
         .as_u64()
 }
 
+/// A file name (or a name derived from one, such as a module path) as text output shows
+/// it: control characters escaped (`\n`, `\x1b`), so a name with a newline cannot fake
+/// result lines and one with escape sequences cannot draw on a terminal. Ordinary names
+/// are unchanged.
+pub fn escape_controls(path: &str) -> std::borrow::Cow<'_, str> {
+    if !path.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(path);
+    }
+    let mut shown = String::with_capacity(path.len() + 8);
+    for c in path.chars() {
+        match c {
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c if c.is_control() => shown.push_str(&format!("\\x{:02x}", c as u32)),
+            c => shown.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(shown)
+}
+
 /// The nearest directory at or above `start` that holds an index (like git finds `.git`).
 pub fn find_root(start: &Path) -> Result<PathBuf> {
     let start = std::fs::canonicalize(start).map_err(|e| IndexError::on_user_path(start, e))?;
@@ -87,4 +107,19 @@ pub fn find_root(start: &Path) -> Result<PathBuf> {
         current = dir.parent();
     }
     Err(IndexError::NoIndex(start))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_cannot_fake_lines() {
+        assert_eq!(escape_controls("src/lib.rs"), "src/lib.rs");
+        assert_eq!(
+            escape_controls("a.rs:1: fake\nsrc/real.rs"),
+            "a.rs:1: fake\\nsrc/real.rs"
+        );
+        assert_eq!(escape_controls("x\u{1b}[2J.rs"), "x\\x1b[2J.rs");
+    }
 }

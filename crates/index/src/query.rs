@@ -29,34 +29,32 @@ const PARALLEL_FILES: usize = 32;
 /// Longest line text returned with a hit, in characters.
 const MAX_LINE_CHARS: usize = 300;
 
-/// A definition, as the CLI's `find` JSON prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A definition. (Its JSON and text shapes live above the index, in `mcursor-tools`.)
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SymbolHit {
     pub name: String,
     pub qualified_name: String,
-    pub kind: &'static str,
-    pub lang: &'static str,
+    pub kind: SymbolKind,
+    /// `None` only for a file the index keeps as text (which has no definitions).
+    pub lang: Option<Lang>,
     pub path: String,
     pub line: u32,
     pub column: u32,
     pub end_line: u32,
     pub signature: String,
-    #[serde(skip_serializing_if = "String::is_empty")]
     pub doc: String,
-    #[serde(skip)]
     pub id: u32,
     /// A member of a container: never what a bare name refers to.
-    #[serde(skip)]
     pub member: bool,
 }
 
-/// A reference, as the CLI's `refs` JSON prints it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// A reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RefHit {
     pub path: String,
     pub line: u32,
     pub column: u32,
-    pub kind: &'static str,
+    pub kind: RefKind,
     /// Qualified name of the definition the use sits in, if any.
     pub enclosing: Option<String>,
     /// Qualified name of the definition it refers to (resolved, a guess, or for a
@@ -65,14 +63,41 @@ pub struct RefHit {
     pub target: String,
     /// The file and line of that definition, when `target` names one: tells apart
     /// same-named definitions in different files (two TypeScript modules' `ZodType`).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub target_line: Option<u32>,
-    /// `resolved`, `heuristic`, or `dispatch` (a call through a member the asked-for one
-    /// implements or overrides: it may reach it).
-    pub confidence: &'static str,
+    pub confidence: RefConfidence,
     pub text: String,
+}
+
+/// How sure a reference is to reach the asked-for definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum RefConfidence {
+    /// Decided by scope, an import, a path or the receiver's declared type.
+    Resolved,
+    /// A call through a trait's, interface's or base class's member that the asked-for
+    /// one implements or overrides: it may reach it.
+    Dispatch,
+    /// Matched by name only: it may be another definition with that name.
+    Heuristic,
+}
+
+impl RefConfidence {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            RefConfidence::Resolved => "resolved",
+            RefConfidence::Dispatch => "dispatch",
+            RefConfidence::Heuristic => "heuristic",
+        }
+    }
+}
+
+impl From<Confidence> for RefConfidence {
+    fn from(confidence: Confidence) -> Self {
+        match confidence {
+            Confidence::Resolved => RefConfidence::Resolved,
+            Confidence::Heuristic => RefConfidence::Heuristic,
+        }
+    }
 }
 
 /// A reference `refs` found, before its line is read: the record, the target label, and
@@ -151,7 +176,7 @@ pub struct UnreadMention {
 const MAX_REPARSED: usize = 20;
 
 /// One edge of a call graph answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CallEdge {
     /// 1 for direct callers/callees, 2 for theirs, ...
     pub depth: u32,
@@ -162,7 +187,8 @@ pub struct CallEdge {
     pub caller_line: u32,
     /// Call sites as `path:line:column`.
     pub sites: Vec<String>,
-    pub confidence: &'static str,
+    /// Resolved when every site is.
+    pub confidence: Confidence,
 }
 
 /// What `find` looks for.
@@ -242,10 +268,6 @@ pub struct RefsQuery {
     pub under: Option<String>,
     pub limit: Option<usize>,
 }
-
-/// The `confidence` of a use that names a trait's, interface's or base class's member
-/// which the asked-for method implements or overrides: the call may reach it.
-pub const DISPATCH: &str = "dispatch";
 
 /// What `search` looks for.
 #[derive(Debug, Clone, Default)]
@@ -432,12 +454,8 @@ impl Index {
         SymbolHit {
             name: symbol.name.to_owned(),
             qualified_name: symbol.qualified_name.clone(),
-            kind: symbol.kind.as_str(),
-            lang: file
-                .as_ref()
-                .and_then(|f| f.lang)
-                .map(Lang::as_str)
-                .unwrap_or("text"),
+            kind: symbol.kind,
+            lang: file.as_ref().and_then(|f| f.lang),
             path: file.map(|f| f.path.to_owned()).unwrap_or_default(),
             line: symbol.line,
             column: symbol.column,
@@ -751,11 +769,9 @@ impl Index {
         match r.target {
             Some(t) => t == target.id,
             None => {
-                let same_family = self.file_lang(r.file).map(Lang::family)
-                    == Lang::parse(target.lang).map(Lang::family);
-                let Some(kind) = SymbolKind::parse(target.kind) else {
-                    return false;
-                };
+                let same_family =
+                    self.file_lang(r.file).map(Lang::family) == target.lang.map(Lang::family);
+                let kind = target.kind;
                 let kind_fits = match r.shape {
                     RefShape::Member => crate::resolve::member_may_be(r.kind, kind),
                     RefShape::Path => r.kind.can_refer_to(kind),
@@ -801,7 +817,7 @@ impl Index {
         let mut representatives: Vec<&SymbolHit> = Vec::new();
         let mut seen = HashSet::new();
         for t in targets {
-            let family = Lang::parse(t.lang).map(Lang::family);
+            let family = t.lang.map(Lang::family);
             if seen.insert((t.name.as_str(), family, t.kind, t.member)) {
                 representatives.push(t);
             }
@@ -920,7 +936,7 @@ impl Index {
                         path: path.clone(),
                         line: r.line,
                         column: r.column,
-                        kind: r.kind.as_str(),
+                        kind: r.kind,
                         enclosing: r
                             .enclosing
                             .and_then(|e| self.store.symbol(e))
@@ -929,9 +945,9 @@ impl Index {
                         target_path: target_at.as_ref().map(|(path, _)| path.clone()),
                         target_line: target_at.map(|(_, line)| line),
                         confidence: if dispatch {
-                            DISPATCH
+                            RefConfidence::Dispatch
                         } else {
-                            r.confidence.as_str()
+                            r.confidence.into()
                         },
                     },
                 )
@@ -1063,7 +1079,7 @@ impl Index {
                             format!("{path}:{}:{}", s.line, s.column)
                         })
                         .collect(),
-                    confidence: confidence.as_str(),
+                    confidence,
                 }
             })
             .collect();
@@ -1253,7 +1269,7 @@ impl Index {
         };
         let families: Vec<_> = targets
             .iter()
-            .filter_map(|t| Lang::parse(t.lang).map(Lang::family))
+            .filter_map(|t| t.lang.map(Lang::family))
             .collect();
         let parts = text::parse_query(name);
         if parts.is_empty() || parts.len() > MAX_QUERY_WORDS {

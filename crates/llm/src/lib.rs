@@ -101,6 +101,8 @@ impl Client {
             "model": self.config.model,
             "messages": request.messages,
             "stream": true,
+            // The token counts come in a last chunk only when asked for.
+            "stream_options": {"include_usage": true},
         });
         if !request.tools.is_empty() {
             body["tools"] = serde_json::json!(request.tools);

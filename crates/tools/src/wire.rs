@@ -1,0 +1,110 @@
+//! The JSON shapes of index answers, one per kind of hit: what the CLI's `--json` prints
+//! and what MCP's structured results hold. Kinds, languages and confidences are the
+//! lowercase words of their enums (`function`, `rust`, `resolved`): part of the contract.
+
+use mcursor_index::{CallEdge, RefHit, SymbolHit};
+use serde::Serialize;
+
+/// A definition.
+#[derive(Debug, Serialize)]
+pub struct Definition<'a> {
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub kind: &'static str,
+    pub lang: &'static str,
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub signature: &'a str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    pub doc: &'a str,
+}
+
+impl<'a> From<&'a SymbolHit> for Definition<'a> {
+    fn from(hit: &'a SymbolHit) -> Self {
+        Definition {
+            name: &hit.name,
+            qualified_name: &hit.qualified_name,
+            kind: hit.kind.as_str(),
+            lang: hit.lang.map_or("text", mcursor_syntax::Lang::as_str),
+            path: &hit.path,
+            line: hit.line,
+            column: hit.column,
+            end_line: hit.end_line,
+            signature: &hit.signature,
+            doc: &hit.doc,
+        }
+    }
+}
+
+/// A reference.
+#[derive(Debug, Serialize)]
+pub struct Reference<'a> {
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    pub kind: &'static str,
+    /// Qualified name of the definition the use sits in, if any.
+    pub enclosing: Option<&'a str>,
+    /// Qualified name of the definition it refers to (for a dispatch, the trait's,
+    /// interface's or base class's member it names), or the bare name of a name match.
+    pub target: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_path: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_line: Option<u32>,
+    /// `resolved`, `dispatch` or `heuristic`.
+    pub confidence: &'static str,
+    pub text: &'a str,
+}
+
+impl<'a> From<&'a RefHit> for Reference<'a> {
+    fn from(r: &'a RefHit) -> Self {
+        Reference {
+            path: &r.path,
+            line: r.line,
+            column: r.column,
+            kind: r.kind.as_str(),
+            enclosing: r.enclosing.as_deref(),
+            target: &r.target,
+            target_path: r.target_path.as_deref(),
+            target_line: r.target_line,
+            confidence: r.confidence.as_str(),
+            text: &r.text,
+        }
+    }
+}
+
+/// An edge of a call graph.
+#[derive(Debug, Serialize)]
+pub struct Edge<'a> {
+    pub depth: u32,
+    pub caller: &'a str,
+    pub callee: &'a str,
+    pub caller_path: &'a str,
+    pub caller_line: u32,
+    /// Call sites as `path:line:column`.
+    pub sites: &'a [String],
+    /// `resolved` when every site is, else `heuristic`.
+    pub confidence: &'static str,
+}
+
+impl<'a> From<&'a CallEdge> for Edge<'a> {
+    fn from(e: &'a CallEdge) -> Self {
+        Edge {
+            depth: e.depth,
+            caller: &e.caller,
+            callee: &e.callee,
+            caller_path: &e.caller_path,
+            caller_line: e.caller_line,
+            sites: &e.sites,
+            confidence: e.confidence.as_str(),
+        }
+    }
+}
+
+/// Each of `hits` in its JSON shape.
+pub fn all<'a, H, W: From<&'a H>>(hits: &'a [H]) -> Vec<W> {
+    hits.iter().map(W::from).collect()
+}
