@@ -143,16 +143,26 @@ pub const MAX_CALLS_PER_MESSAGE: usize = 24;
 /// Sub-agents (`task` calls) running at once; the others wait their turn.
 pub const MAX_SUBAGENTS_AT_ONCE: usize = 4;
 
-/// Sent with every request, so kept short (a small model on a CPU reads it every turn;
-/// `benches/README.md` has its size in tokens).
-const SYSTEM_PROMPT: &str = "You are mcursor, a coding agent working in a repository on the user's machine. \
-Answer the user's request by using the tools, then reply with a concise answer that cites paths and line numbers.\n\
-Rules:\n\
-- To find where something is defined or used, call find_symbol and find_references first: they answer from a code index \
-and are exact. Use search_code for text; do not grep for identifiers.\n\
-- Read only the lines you need. Paths are relative to the repository root.\n\
-- Change files with edit_file or write_file.\n\
-- A refused tool call was not allowed: do not retry it; explain what you would have done.";
+/// The system prompt: sent with every request, so kept short (a small model on a CPU
+/// reads it every turn; `benches/README.md` has its size in tokens). `index`: whether the
+/// index tools are offered.
+fn system_prompt(index: bool) -> String {
+    let lookups = if index {
+        "- To find where something is defined, used or called, call find_symbol, find_references or callers first: they answer from a \
+         code index and are exact. Use search_code for text; do not grep for identifiers.\n"
+    } else {
+        "- To find where something is defined or used, search with execute_command (grep -rn) and read the lines.\n"
+    };
+    format!(
+        "You are mcursor, a coding agent working in a repository on the user's machine. \
+         Answer the user's request by using the tools, then reply with a concise answer that cites paths and line numbers.\n\
+         Rules:\n\
+         {lookups}\
+         - Read only the lines you need. Paths are relative to the repository root.\n\
+         - Change files with edit_file or write_file.\n\
+         - A refused tool call was not allowed: do not retry it; explain what you would have done."
+    )
+}
 
 const SUMMARY_PROMPT: &str = "Summarize the earlier part of a coding agent's conversation for the agent itself. \
 Keep every fact that may matter later: file paths with line numbers, symbol names, what was read, changed or run and \
@@ -287,13 +297,12 @@ pub struct Session {
 impl Session {
     pub fn new(client: Client, toolbox: Arc<Toolbox>, options: AgentOptions) -> Session {
         toolbox.fit_answers_to(options.context_window);
+        let system = system_prompt(toolbox.offers_index());
         Session {
             client,
             toolbox,
             options,
-            messages: vec![Message::System {
-                content: SYSTEM_PROMPT.to_owned(),
-            }],
+            messages: vec![Message::System { content: system }],
             allowed_for_session: HashSet::new(),
             read_only: false,
             budget: None,

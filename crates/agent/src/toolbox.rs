@@ -20,6 +20,9 @@ pub struct Toolbox {
     workspace: Workspace,
     index: Arc<IndexTools>,
     command: CommandOptions,
+    /// Whether the index tools are offered (off: files and commands only, as a
+    /// grep-driven agent has; for comparisons).
+    offers_index: bool,
 }
 
 fn outcome(result: Result<String, ToolError>) -> ToolOutcome {
@@ -33,7 +36,18 @@ impl Toolbox {
             workspace,
             index,
             command,
+            offers_index: true,
         }
+    }
+
+    /// The same toolbox without the index tools: a model gets files and commands only.
+    pub fn without_index(mut self) -> Self {
+        self.offers_index = false;
+        self
+    }
+
+    pub fn offers_index(&self) -> bool {
+        self.offers_index
     }
 
     /// Sizes the index tools' answers for a model with this context window (tokens).
@@ -64,7 +78,11 @@ impl Toolbox {
 
     /// Every tool's schema, index tools first (the prompt asks the model to prefer them).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs = index_tool_specs();
+        let mut specs = if self.offers_index {
+            index_tool_specs()
+        } else {
+            Vec::new()
+        };
         specs.extend(crate::file_tool_specs());
         specs.push(execute_command_spec());
         specs
@@ -79,7 +97,9 @@ impl Toolbox {
         on_output: &mut (dyn FnMut(&[u8]) + Send),
         cancel: impl Future<Output = ()>,
     ) -> ToolOutcome {
-        if let Some(tool) = IndexTool::from_name(name).filter(|t| t.for_agent()) {
+        if let Some(tool) =
+            IndexTool::from_name(name).filter(|t| t.for_agent() && self.offers_index)
+        {
             let args = match parse_arguments(arguments) {
                 Ok(args) => args,
                 Err(e) => return outcome(Err(e)),
@@ -148,7 +168,7 @@ pub(crate) fn index_tool_specs() -> Vec<ToolSpec> {
         .map(|t| ToolSpec {
             name: t.name().into(),
             description: t.description().into(),
-            parameters: t.parameters(),
+            parameters: t.agent_parameters(),
         })
         .collect()
 }

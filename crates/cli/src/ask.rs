@@ -75,6 +75,10 @@ pub struct AskArgs {
     /// (native, else text) [env: MCURSOR_TOOL_CALLS] [default: the preset's, else auto].
     #[arg(long, value_name = "MODE", value_parser = parse_tool_calls)]
     tool_calls: Option<ToolCallMode>,
+    /// Offer the model no index tools: files and commands only, as a grep-driven agent
+    /// has (to compare the two; `benches/agent/`).
+    #[arg(long)]
+    no_index: bool,
 }
 
 /// The flag, else `MCURSOR_TOOL_CALLS`, else the config file, else the preset's, else
@@ -724,7 +728,7 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
         .tempdir()
         .context("cannot create the commands' temporary directory")?;
     let sandbox = sandbox_for(args, &defaults, workspace.root(), temp_dir.path())?;
-    let toolbox = Arc::new(Toolbox::new(
+    let toolbox = Toolbox::new(
         workspace,
         CommandOptions {
             timeout: std::time::Duration::from_secs(
@@ -737,7 +741,12 @@ pub fn run(cwd: &Path, args: &AskArgs, json_output: bool) -> Result<bool> {
             sandbox,
             ..CommandOptions::default()
         },
-    ));
+    );
+    let toolbox = Arc::new(if args.no_index {
+        toolbox.without_index()
+    } else {
+        toolbox
+    });
     let interactive_terminal = std::io::stdin().is_terminal();
     let approval = Approval {
         auto: args.yes,

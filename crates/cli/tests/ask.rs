@@ -143,6 +143,63 @@ async fn two_calls_in_one_message_both_answered_in_order() {
 }
 
 #[tokio::test(flavor = "multi_thread")]
+async fn without_the_index_the_model_gets_files_and_commands_only() {
+    let repo = fixture("rust-basic");
+    let server = ScriptedServer::start(vec![
+        calls(&[("a", "find_symbol", r#"{"name": "parse_config"}"#)]),
+        answer("grep it is"),
+    ])
+    .await;
+    let output = ask(
+        repo.path(),
+        &server,
+        &["--no-index", "where is parse_config?"],
+    )
+    .await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let requests = server.requests();
+    let offered = tool_names(&requests[0]);
+    assert!(
+        offered.iter().all(|t| !matches!(
+            t.as_str(),
+            "find_symbol" | "find_references" | "callers" | "callees" | "search_code"
+        )),
+        "{offered:?}"
+    );
+    assert!(
+        offered.contains(&"execute_command".to_owned()),
+        "{offered:?}"
+    );
+    let system = requests[0].body["messages"][0]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        system.contains("grep -rn") && !system.contains("find_symbol"),
+        "{system}"
+    );
+    let results = tool_results(&requests[1]);
+    assert!(
+        results[0].1.contains("unknown tool `find_symbol`"),
+        "{}",
+        results[0].1
+    );
+    // With the index (the default) the agent offers callers and callees too.
+    let server = ScriptedServer::start(vec![answer("ok")]).await;
+    let output = ask(repo.path(), &server, &["hi"]).await;
+    assert!(output.status.success(), "{}", stderr(&output));
+    let offered = tool_names(&server.requests()[0]);
+    for tool in [
+        "find_symbol",
+        "find_references",
+        "callers",
+        "callees",
+        "search_code",
+    ] {
+        assert!(offered.contains(&tool.to_owned()), "{tool}: {offered:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn bad_arguments_and_unknown_tools_go_back_to_the_model() {
     let repo = fixture("rust-basic");
     let server = ScriptedServer::start(vec![
@@ -593,7 +650,15 @@ async fn json_events_and_a_clear_message_when_nothing_is_configured() {
     let output = ask(repo.path(), &server, &["hi"]).await;
     assert!(output.status.success());
     let mut json = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
-    let server2 = ScriptedServer::start(vec![answer("plain")]).await;
+    // The server's token counts (a last chunk, when asked for) are the turn's usage.
+    let usage = r#"{"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":12,"completion_tokens":3,"total_tokens":15}}"#;
+    let server2 = ScriptedServer::start(vec![Reply::events(&[
+        chunk::text("plain"),
+        chunk::finish("stop"),
+        usage.to_owned(),
+        chunk::done(),
+    ])])
+    .await;
     json.arg("-C")
         .arg(repo.path())
         .args([
@@ -620,6 +685,12 @@ async fn json_events_and_a_clear_message_when_nothing_is_configured() {
     let last = events.last().expect("events");
     assert_eq!(last["type"], "answer");
     assert_eq!(last["text"], "plain");
+    assert_eq!(last["prompt_tokens"], 12, "{last}");
+    assert_eq!(last["completion_tokens"], 3, "{last}");
+    assert_eq!(
+        server2.requests()[0].body["stream_options"]["include_usage"],
+        true
+    );
 
     let mut bare = std::process::Command::new(env!("CARGO_BIN_EXE_mcursor"));
     bare.arg("-C")

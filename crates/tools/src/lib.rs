@@ -85,22 +85,15 @@ impl IndexTool {
     pub const fn description(self) -> &'static str {
         match self {
             IndexTool::FindSymbol => {
-                "Where a symbol is defined: exact lookup by name or `Type::method`. Optional: \
-                 kind (function, struct, ...), lang, offset, limit."
+                "Where a symbol is defined: exact lookup by name or `Type::method`."
             }
             IndexTool::FindReferences => {
                 "Who uses a symbol (target: a name or `path:line`), best first. Optional: \
-                 kind (call, type, import), path (a directory or glob), resolved_only, \
-                 offset, limit."
+                 kind (call, type, import), path (a directory or glob), offset."
             }
-            IndexTool::Callers => {
-                "Which functions call a function or method (target). Optional: depth."
-            }
+            IndexTool::Callers => "Which functions call a function or method (target).",
             IndexTool::Callees => "Which functions a function or method (target) calls.",
-            IndexTool::SearchCode => {
-                "Full-text search: words, \"phrases\" or regex=true; path: a glob. \
-                 Optional: lang, offset, limit."
-            }
+            IndexTool::SearchCode => "Full-text search: words, \"phrases\" or regex; path: a glob.",
             IndexTool::IndexStatus => {
                 "The code index: files per language, symbols, references, generation, \
                  whether it is current."
@@ -117,6 +110,34 @@ impl IndexTool {
             IndexTool::SearchCode => schema::<SearchCodeArgs>(),
             IndexTool::IndexStatus => schema::<NoArgs>(),
         }
+    }
+
+    /// The arguments a small model is shown (the rest are accepted, not advertised). A
+    /// 1.5B model given every optional argument filled them all in, with guesses
+    /// (`"lang": "cpp", "offset": 42` for a Rust symbol), and gave up at the error; shown
+    /// only these, it called the tools as meant (`benches/README.md`, the agent benchmark).
+    pub const fn agent_arguments(self) -> &'static [&'static str] {
+        match self {
+            IndexTool::FindSymbol => &["name"],
+            IndexTool::FindReferences => &["target", "kind", "path", "offset"],
+            IndexTool::Callers | IndexTool::Callees => &["target"],
+            IndexTool::SearchCode => &["query", "regex", "path"],
+            IndexTool::IndexStatus => &[],
+        }
+    }
+
+    /// [`IndexTool::parameters`] with only the [`IndexTool::agent_arguments`], and without
+    /// their descriptions (the tool's description names what they take: a small model
+    /// reads every schema with every request, and these cost more than they told it).
+    pub fn agent_parameters(self) -> Value {
+        let mut schema = self.parameters();
+        if let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) {
+            properties.retain(|name, _| self.agent_arguments().contains(&name.as_str()));
+            for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                property.remove("description");
+            }
+        }
+        schema
     }
 
     /// Whether mcursor's own agent offers the tool. It does not need the index's
@@ -136,9 +157,7 @@ impl IndexTool {
 
 /// The schema of `T`, in as few tokens as say the same to a model: no meta-schema or
 /// title, an optional argument typed as its type (not also `null`: leaving it out is how
-/// to say nothing), no integer formats, and no per-argument descriptions (the tool's
-/// description says what its arguments take: a small model reads every schema with
-/// every request, and these cost more than they told it).
+/// to say nothing), no integer formats.
 fn schema<T: JsonSchema>() -> Value {
     let mut schema = serde_json::to_value(schemars::schema_for!(T)).unwrap_or(json!({}));
     if let Some(object) = schema.as_object_mut() {
@@ -152,7 +171,6 @@ fn schema<T: JsonSchema>() -> Value {
             .filter_map(Value::as_object_mut)
         {
             property.remove("format");
-            property.remove("description");
             property.remove("minimum");
             if let Some(Value::Array(types)) = property.get("type") {
                 let named: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
@@ -656,6 +674,101 @@ fn index_status(index: &Index) -> Result<Answer, ToolError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_declaration_is_whole_and_the_agent_sees_a_subset() {
+        for tool in IndexTool::ALL {
+            assert_eq!(IndexTool::from_name(tool.name()), Some(tool));
+            let full = tool.parameters();
+            assert_eq!(full["type"], "object", "{}", tool.name());
+            let properties = full["properties"].as_object().cloned().unwrap_or_default();
+            // An argument named for the agent exists (a typo would hide it silently).
+            for name in tool.agent_arguments() {
+                assert!(properties.contains_key(*name), "{}: {name}", tool.name());
+            }
+            let shown = tool.agent_parameters();
+            let shown = shown["properties"].as_object().cloned().unwrap_or_default();
+            assert!(
+                shown
+                    .keys()
+                    .all(|k| tool.agent_arguments().contains(&k.as_str()))
+            );
+            for required in full["required"].as_array().into_iter().flatten() {
+                assert!(shown.contains_key(required.as_str().unwrap_or_default()));
+            }
+            // Optional arguments are typed as their type (no `null`), without formats.
+            assert!(!full.to_string().contains("null"), "{full}");
+            assert!(!full.to_string().contains("format"), "{full}");
+        }
+        assert_eq!(IndexTool::from_name("no_such_tool"), None);
+    }
+
+    #[test]
+    fn callers_and_callees_page_within_the_budget() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        let mut lib = String::from("pub fn leaf() {}\n");
+        for i in 0..40 {
+            lib.push_str(&format!("pub fn caller_number_{i}() {{ leaf(); }}\n"));
+        }
+        std::fs::write(dir.path().join("src/lib.rs"), lib).expect("write");
+        let tools = IndexTools::new(dir.path());
+        tools.fit_answers_to(16_000);
+        let first = tools
+            .call(IndexTool::Callers, json!({"target": "leaf"}), &|_| {})
+            .expect("callers");
+        assert!(
+            first.text.contains("caller_number_0 -> leaf"),
+            "{}",
+            first.text
+        );
+        assert!(first.text.len() <= 400 * 4 + 200, "{}", first.text.len());
+        let next = first.structured["next_offset"]
+            .as_u64()
+            .expect("a next offset");
+        assert_eq!(first.structured["total"], 40);
+        assert_eq!(
+            first.structured["edges"].as_array().map(Vec::len),
+            Some(next as usize)
+        );
+        let rest = tools
+            .call(
+                IndexTool::Callers,
+                json!({"target": "leaf", "offset": next}),
+                &|_| {},
+            )
+            .expect("callers");
+        assert!(
+            rest.text.starts_with("  ") || rest.text.contains("-> leaf"),
+            "{}",
+            rest.text
+        );
+        assert!(!rest.text.contains("caller_number_0 "), "{}", rest.text);
+        let callees = tools
+            .call(
+                IndexTool::Callees,
+                json!({"target": "caller_number_3"}),
+                &|_| {},
+            )
+            .expect("callees");
+        assert!(
+            callees.text.starts_with("caller_number_3 -> leaf"),
+            "{}",
+            callees.text
+        );
+        let missing = tools
+            .call(IndexTool::Callers, json!({"target": "leaff"}), &|_| {})
+            .expect("answered");
+        assert_eq!(missing.structured["found"], false);
+        assert!(matches!(
+            tools.call(IndexTool::Callers, json!({"target": ""}), &|_| {}),
+            Err(ToolError::BadArguments(_))
+        ));
+        assert!(matches!(
+            tools.call(IndexTool::FindSymbol, json!({"name": "leaf", "lang": "cobol"}), &|_| {}),
+            Err(ToolError::BadArguments(m)) if m.contains("rust")
+        ));
+    }
 
     /// Runs a tool by name, as the agent and MCP do, for its text.
     fn run(tools: &IndexTools, name: &str, args: Value) -> Result<String, ToolError> {
