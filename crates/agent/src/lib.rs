@@ -65,6 +65,15 @@ pub enum ToolError {
     Internal(String),
 }
 
+impl From<mcursor_tools::ToolError> for ToolError {
+    fn from(e: mcursor_tools::ToolError) -> Self {
+        match e {
+            mcursor_tools::ToolError::BadArguments(why) => ToolError::BadArguments(why),
+            mcursor_tools::ToolError::Index(e) => ToolError::Index(e.to_string()),
+        }
+    }
+}
+
 /// A tool call's result as the model will read it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolOutcome {

@@ -23,6 +23,8 @@ pub struct Toolbox {
     /// Whether the index tools are offered (off: files and commands only, as a
     /// grep-driven agent has; for comparisons).
     offers_index: bool,
+    /// Every offered tool's schema, built once (they go with every model request).
+    specs: Vec<ToolSpec>,
 }
 
 fn outcome(result: Result<String, ToolError>) -> ToolOutcome {
@@ -32,17 +34,23 @@ fn outcome(result: Result<String, ToolError>) -> ToolOutcome {
 impl Toolbox {
     pub fn new(workspace: Workspace, command: CommandOptions) -> Self {
         let index = Arc::new(IndexTools::new(workspace.root()));
+        let mut specs = index_tool_specs();
+        specs.extend(crate::file_tool_specs());
+        specs.push(execute_command_spec());
         Toolbox {
             workspace,
             index,
             command,
             offers_index: true,
+            specs,
         }
     }
 
     /// The same toolbox without the index tools: a model gets files and commands only.
     pub fn without_index(mut self) -> Self {
         self.offers_index = false;
+        self.specs
+            .retain(|s| IndexTool::from_name(&s.name).is_none());
         self
     }
 
@@ -78,14 +86,7 @@ impl Toolbox {
 
     /// Every tool's schema, index tools first (the prompt asks the model to prefer them).
     pub fn specs(&self) -> Vec<ToolSpec> {
-        let mut specs = if self.offers_index {
-            index_tool_specs()
-        } else {
-            Vec::new()
-        };
-        specs.extend(crate::file_tool_specs());
-        specs.push(execute_command_spec());
-        specs
+        self.specs.clone()
     }
 
     /// Runs tool `name` on the model's raw `arguments`. `on_output` sees a command's output
@@ -109,10 +110,7 @@ impl Toolbox {
                 index
                     .call(tool, args, &|_| {})
                     .map(|answer| answer.text)
-                    .map_err(|e| match e {
-                        mcursor_tools::ToolError::BadArguments(why) => ToolError::BadArguments(why),
-                        mcursor_tools::ToolError::Index(e) => ToolError::Index(e.to_string()),
-                    })
+                    .map_err(ToolError::from)
             })
             .await;
             return outcome(joined.unwrap_or_else(|e| Err(ToolError::Internal(e.to_string()))));

@@ -22,7 +22,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use mcursor_index::{
-    FindQuery, Index, IndexError, LiveIndex, Progress, RefTarget, RefsQuery, SearchQuery,
+    FindQuery, Index, IndexError, LiveIndex, Page, Progress, RefTarget, RefsQuery, SearchQuery,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use schemars::JsonSchema;
@@ -30,7 +30,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use answers::{Listing, Window};
+use answers::Window;
 
 /// Longest name, query or path argument accepted, in bytes.
 pub const MAX_ARGUMENT_BYTES: usize = 4096;
@@ -387,43 +387,44 @@ fn no_filter(word: Option<&str>) -> Option<&str> {
     word.filter(|w| !matches!(w.trim(), "" | "all" | "any" | "*"))
 }
 
-fn symbol_kind(word: Option<&str>) -> Result<Option<SymbolKind>, ToolError> {
+/// `word` as a value of a vocabulary (`parse`), or an error naming its words; no filter
+/// for a missing word or one of [`no_filter`]'s.
+fn vocabulary<T>(
+    word: Option<&str>,
+    field: &str,
+    parse: fn(&str) -> Option<T>,
+    words: impl Iterator<Item = &'static str>,
+) -> Result<Option<T>, ToolError> {
     no_filter(word)
         .map(|w| {
-            SymbolKind::parse(w).ok_or_else(|| {
-                ToolError::BadArguments(format!(
-                    "kind `{w}`: one of {}",
-                    SymbolKind::ALL.map(SymbolKind::as_str).join(", ")
-                ))
+            parse(w).ok_or_else(|| {
+                let words: Vec<&str> = words.collect();
+                ToolError::BadArguments(format!("{field} `{w}`: one of {}", words.join(", ")))
             })
         })
         .transpose()
+}
+
+fn symbol_kind(word: Option<&str>) -> Result<Option<SymbolKind>, ToolError> {
+    vocabulary(
+        word,
+        "kind",
+        SymbolKind::parse,
+        SymbolKind::ALL.into_iter().map(SymbolKind::as_str),
+    )
 }
 
 fn ref_kind(word: Option<&str>) -> Result<Option<RefKind>, ToolError> {
-    no_filter(word)
-        .map(|w| {
-            RefKind::parse(w).ok_or_else(|| {
-                ToolError::BadArguments(format!(
-                    "kind `{w}`: one of {}",
-                    RefKind::ALL.map(RefKind::as_str).join(", ")
-                ))
-            })
-        })
-        .transpose()
+    vocabulary(
+        word,
+        "kind",
+        RefKind::parse,
+        RefKind::ALL.into_iter().map(RefKind::as_str),
+    )
 }
 
 fn lang(word: Option<&str>) -> Result<Option<Lang>, ToolError> {
-    no_filter(word)
-        .map(|w| {
-            Lang::parse(w).ok_or_else(|| {
-                ToolError::BadArguments(format!(
-                    "lang `{w}`: one of {}",
-                    Lang::names().collect::<Vec<_>>().join(", ")
-                ))
-            })
-        })
-        .transpose()
+    vocabulary(word, "lang", Lang::parse, Lang::names())
 }
 
 fn window(offset: Option<usize>, limit: Option<usize>, budget: usize) -> Window {
@@ -441,24 +442,47 @@ fn missing(name: &str, suggestions: Vec<String>) -> Answer {
     }
 }
 
-/// The `offset`-based paging fields of a list answer's JSON.
-fn paging(total: usize, at_least: bool, window: Window, listing: &Listing) -> Value {
+/// A list answer over `page`: the lines of its hits in the window (after `header`, with
+/// what was left out and how to narrow), and as JSON the `fields` that `shown` makes of
+/// the hits shown, with the paging fields (`total`, `truncated`, `next_offset`, ...).
+fn list_answer<T>(
+    page: &Page<T>,
+    header: Option<String>,
+    line: impl Fn(&T) -> String,
+    window: Window,
+    narrow: &str,
+    shown: impl FnOnce(&[T]) -> Value,
+) -> Answer {
+    let (total, at_least) = (page.total, page.total_at_least);
+    let listing = answers::listing(
+        header,
+        page.hits.iter().map(line),
+        total,
+        at_least,
+        window,
+        narrow,
+    );
     let end = window.offset + listing.shown;
-    json!({
-        "total": total,
-        "total_at_least": at_least,
-        "offset": window.offset,
-        "truncated": at_least || end < total || window.offset > 0,
-        "next_offset": (at_least || end < total).then_some(end),
-    })
-}
-
-/// Merges `extra`'s fields into `base` (both JSON objects).
-fn with(mut base: Value, extra: Value) -> Value {
-    if let (Some(base), Value::Object(extra)) = (base.as_object_mut(), extra) {
-        base.extend(extra);
+    let mut structured = shown(&page.hits[window.offset.min(page.hits.len())..][..listing.shown]);
+    if let Some(fields) = structured.as_object_mut() {
+        fields.extend([
+            ("total".to_owned(), json!(total)),
+            ("total_at_least".to_owned(), json!(at_least)),
+            ("offset".to_owned(), json!(window.offset)),
+            (
+                "truncated".to_owned(),
+                json!(at_least || end < total || window.offset > 0),
+            ),
+            (
+                "next_offset".to_owned(),
+                json!((at_least || end < total).then_some(end)),
+            ),
+        ]);
     }
-    base
+    Answer {
+        text: listing.text,
+        structured,
+    }
 }
 
 fn find_symbol(index: &Index, query: FindQuery, window: Window) -> Result<Answer, ToolError> {
@@ -469,23 +493,14 @@ fn find_symbol(index: &Index, query: FindQuery, window: Window) -> Result<Answer
     if page.hits.is_empty() {
         return Ok(missing(&query.name, index.similar_names(&query.name, 5)));
     }
-    let listing = answers::listing(
+    Ok(list_answer(
+        &page,
         None,
-        page.hits.iter().map(answers::symbol_line),
-        page.total,
-        false,
+        answers::symbol_line,
         window,
         "a qualified name such as Type::method, kind or lang to narrow",
-    );
-    let shown = &page.hits[window.offset.min(page.hits.len())..][..listing.shown];
-    let structured = with(
-        json!({ "found": true, "definitions": wire::all::<_, wire::Definition>(shown) }),
-        paging(page.total, false, window, &listing),
-    );
-    Ok(Answer {
-        text: listing.text,
-        structured,
-    })
+        |shown| json!({ "found": true, "definitions": wire::all::<_, wire::Definition>(shown) }),
+    ))
 }
 
 fn find_references(
@@ -548,28 +563,21 @@ fn find_references(
         });
     }
     answers::rank_references(&mut page.hits);
-    let listing = answers::listing(
+    Ok(list_answer(
+        &page,
         Some(answers::references_summary(target, &page.hits, page.total)),
-        page.hits.iter().map(answers::reference_line),
-        page.total,
-        false,
+        answers::reference_line,
         window,
         "kind=call or path=DIR to narrow",
-    );
-    let shown = &page.hits[window.offset.min(page.hits.len())..][..listing.shown];
-    let structured = with(
-        json!({
-            "found": true,
-            "definitions": definitions_json,
-            "references": wire::all::<_, wire::Reference>(shown),
-            "unread": [],
-        }),
-        paging(page.total, false, window, &listing),
-    );
-    Ok(Answer {
-        text: listing.text,
-        structured,
-    })
+        |shown| {
+            json!({
+                "found": true,
+                "definitions": definitions_json,
+                "references": wire::all::<_, wire::Reference>(shown),
+                "unread": [],
+            })
+        },
+    ))
 }
 
 fn call_graph(
@@ -604,27 +612,20 @@ fn call_graph(
             }),
         });
     }
-    let listing = answers::listing(
+    Ok(list_answer(
+        &page,
         None,
-        page.hits.iter().map(answers::edge_line),
-        page.total,
-        page.total_at_least,
+        answers::edge_line,
         window,
         "a smaller depth",
-    );
-    let shown = &page.hits[window.offset.min(page.hits.len())..][..listing.shown];
-    let structured = with(
-        json!({
-            "found": true,
-            "definitions": definitions_json,
-            "edges": wire::all::<_, wire::Edge>(shown),
-        }),
-        paging(page.total, page.total_at_least, window, &listing),
-    );
-    Ok(Answer {
-        text: listing.text,
-        structured,
-    })
+        |shown| {
+            json!({
+                "found": true,
+                "definitions": definitions_json,
+                "edges": wire::all::<_, wire::Edge>(shown),
+            })
+        },
+    ))
 }
 
 fn search_code(index: &Index, query: &SearchQuery, window: Window) -> Result<Answer, ToolError> {
@@ -635,23 +636,14 @@ fn search_code(index: &Index, query: &SearchQuery, window: Window) -> Result<Ans
             structured: json!({ "matches": [], "total": 0, "truncated": false }),
         });
     }
-    let listing = answers::listing(
+    Ok(list_answer(
+        &page,
         None,
-        page.hits.iter().map(answers::search_line),
-        page.total,
-        page.total_at_least,
+        answers::search_line,
         window,
         "a path glob or more words to narrow",
-    );
-    let shown = &page.hits[window.offset.min(page.hits.len())..][..listing.shown];
-    let structured = with(
-        json!({ "matches": shown }),
-        paging(page.total, page.total_at_least, window, &listing),
-    );
-    Ok(Answer {
-        text: listing.text,
-        structured,
-    })
+        |shown| json!({ "matches": shown }),
+    ))
 }
 
 fn index_status(index: &Index) -> Result<Answer, ToolError> {
