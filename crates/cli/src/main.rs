@@ -96,6 +96,9 @@ enum Command {
     Find(FindArgs),
     /// Who uses a symbol? TARGET is a name or a position `PATH:LINE[:COL]`.
     Refs(RefsArgs),
+    /// What implements a trait, interface or class (with the methods that answer for
+    /// its members), or overrides a method; transitively (a subclass's subclasses).
+    Impls(ImplsArgs),
     /// Who calls a function (the call graph upwards).
     Callers(CallArgs),
     /// What a function calls (the call graph downwards).
@@ -138,6 +141,7 @@ impl Command {
             Command::Watch(args) => args.output,
             Command::Find(args) => args.output,
             Command::Refs(args) => args.output,
+            Command::Impls(args) => args.output,
             Command::Callers(args) | Command::Callees(args) => args.output,
             Command::Search(args) => args.output,
             Command::Status(only) | Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
@@ -291,6 +295,19 @@ struct RefsArgs {
     /// to the root).
     #[arg(long, value_name = "PATH")]
     under: Option<String>,
+    /// Show at most this many (a line on stderr says when there are more).
+    #[arg(long, default_value_t = 1000)]
+    limit: usize,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(Args)]
+struct ImplsArgs {
+    /// A trait, interface, class or method: a name, as for `find`, or a position
+    /// `PATH:LINE[:COL]`.
+    #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    target: String,
     /// Show at most this many (a line on stderr says when there are more).
     #[arg(long, default_value_t = 1000)]
     limit: usize,
@@ -480,6 +497,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Watch(args) => watch(&cwd, args, out),
         Command::Find(args) => find(&open(&cwd)?, args, out),
         Command::Refs(args) => refs(&open(&cwd)?, &cwd, args, out),
+        Command::Impls(args) => impls(&open(&cwd)?, &cwd, args, out),
         Command::Callers(args) => calls(&open(&cwd)?, &cwd, args, true, out),
         Command::Callees(args) => calls(&open(&cwd)?, &cwd, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
@@ -811,6 +829,33 @@ fn refs(index: &Index, cwd: &Path, args: &RefsArgs, out: &mut Out) -> Result<Fou
     say_cut(&page, "--limit N for more")?;
     say_freshness(index, FreshnessScope::Symbols)?;
     Ok(Found::unless_empty(hits))
+}
+
+fn impls(index: &Index, cwd: &Path, args: &ImplsArgs, out: &mut Out) -> Result<Found> {
+    let Some(targets) = targets(index, cwd, &args.target, out)? else {
+        return Ok(Found::None);
+    };
+    let mut page = index.implementors(&targets);
+    if page.hits.len() > args.limit {
+        page.hits.truncate(args.limit);
+    }
+    if out.json {
+        out.json_value(&wire::all::<_, wire::Implementation>(&page.hits))?;
+    } else {
+        for hit in &page.hits {
+            render::implementation(out, hit)?;
+        }
+    }
+    out.flush()?;
+    if page.hits.is_empty() {
+        render::message(&mcursor_tools::answers::no_implementations(
+            &args.target,
+            &targets,
+        ))?;
+    }
+    say_cut(&page, "--limit N for more")?;
+    say_freshness(index, FreshnessScope::Symbols)?;
+    Ok(Found::unless_empty(&page.hits))
 }
 
 fn calls(

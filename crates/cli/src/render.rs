@@ -7,8 +7,8 @@ use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressStyle};
 use mcursor_index::escape_controls;
 use mcursor_index::{
-    BuildSummary, CallEdge, Confidence, RefConfidence, RefHit, SearchHit, Status, SymbolHit,
-    WatchEvent,
+    BuildSummary, CallEdge, Confidence, ImplHit, RefConfidence, RefHit, SearchHit, Status,
+    SymbolHit, WatchEvent,
 };
 
 pub const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -231,6 +231,29 @@ pub fn reference(out: &mut Out, hit: &RefHit, show_target: bool) -> anyhow::Resu
         terminal_safe(&hit.text),
         paint(DIM, format!("[{}]", escape_controls(&note)))
     )?;
+    Ok(())
+}
+
+/// One implementation: where, what implements what, and the methods that answer for
+/// the implemented members; deeper levels indented.
+pub fn implementation(out: &mut Out, hit: &ImplHit) -> anyhow::Result<()> {
+    let indent = "  ".repeat(hit.depth.saturating_sub(1) as usize);
+    let what = mcursor_tools::answers::implementation_phrase(hit);
+    writeln!(
+        out.stream,
+        "{indent}{}: {}",
+        location(&hit.path, hit.line, hit.column),
+        paint(NAME, escape_controls(&what))
+    )?;
+    for method in &hit.methods {
+        writeln!(
+            out.stream,
+            "{indent}    {}: {} {}",
+            location(&method.path, method.line, method.column),
+            paint(KIND, method.kind.as_str()),
+            paint(NAME, escape_controls(&method.qualified_name)),
+        )?;
+    }
     Ok(())
 }
 

@@ -60,7 +60,13 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
     let mut pick = || names[rng.below(names.len())].clone();
     let (a, b, c) = (pick(), pick(), pick());
     let rust = ext == "rs";
-    match (rust, rng.below(4)) {
+    match (rust, rng.below(5)) {
+        (true, 4) => format!(
+            "pub trait {a} {{ fn {b}(&self); }}\nimpl {a} for {c} {{ fn {b}(&self) {{}} }}\n"
+        ),
+        (false, 4) => {
+            format!("export class {a} extends {b} implements {c} {{ {b}() {{ return 1; }} }}\n")
+        }
         (true, 0) => format!("pub fn {a}() {{ {b}(); {c}::new(); }}\n"),
         (true, 1) => {
             format!("pub struct {a};\nimpl {a} {{ pub fn {b}(&self) {{ self.{c}(); }} }}\n")

@@ -126,6 +126,7 @@ fn an_mcp_client_can_list_and_call_the_index_tools() {
         [
             "callees",
             "callers",
+            "find_implementations",
             "find_references",
             "find_symbol",
             "index_status",

@@ -1266,6 +1266,28 @@ fn prepare_patch(
     }
     refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
+    // The patched files keep their containers (their interface), but not necessarily
+    // where they are: their implementation records move with them.
+    let facts_of: HashMap<u32, &CompactFacts> = ids
+        .iter()
+        .zip(&entries)
+        .filter_map(|(&id, (parsed, _))| Some((id, parsed.facts.as_ref()?)))
+        .collect();
+    let mut implementations = Vec::new();
+    for record in store.all_implementations() {
+        if !ids.contains(&record.file) {
+            continue;
+        }
+        let container = facts_of
+            .get(&record.file)?
+            .containers
+            .get(record.container as usize)?;
+        let mut row = record.to_row();
+        row.line = container.start.line;
+        row.column = container.start.column;
+        row.end_line = container.end.line;
+        implementations.push(row);
+    }
     let mut meta = store.meta();
     let source_bytes = meta
         .get("source_bytes")
@@ -1294,6 +1316,7 @@ fn prepare_patch(
             symbols,
             refs,
             overrides: Vec::new(),
+            implementations,
             meta,
         },
         ids,

@@ -1,5 +1,6 @@
 //! A canonical dump of an index: every fact a query can observe (files with their
-//! content hashes, definitions, references with what they resolve to, text documents),
+//! content hashes, definitions, references with what they resolve to, overrides,
+//! implementations, text documents),
 //! one per line, sorted, with no generation numbers, times or record ids. Two indexes of
 //! the same tree dump the same, however they were built; that is what tests compare.
 
@@ -57,6 +58,11 @@ impl Index {
                     s.doc
                 ));
             }
+            for id in file.symbols.clone() {
+                for overridden in store.overridden_by(id) {
+                    lines.push(format!("override {} -> {}", place(id), place(overridden)));
+                }
+            }
             for r in store.refs_in_file(file_id) {
                 lines.push(format!(
                     "ref {}:{}:{} {} {} -> {} {} {:?} in={}",
@@ -71,6 +77,20 @@ impl Index {
                     r.enclosing.map_or_else(|| "-".to_owned(), place),
                 ));
             }
+        }
+        for i in store.all_implementations() {
+            lines.push(format!(
+                "impl {}:{}:{}-{} {} {} #{} for {}",
+                store.file(i.file).map_or("?", |f| f.path),
+                i.line,
+                i.column,
+                i.end_line,
+                i.kind.as_str(),
+                i.implementor
+                    .map_or_else(|| i.implementor_text.to_owned(), place),
+                i.container,
+                place(i.supertype),
+            ));
         }
         let (text_index, fields) = text::open(&self.dir.join(TEXT_DIR))?;
         let reader = text_index

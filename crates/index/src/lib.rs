@@ -28,6 +28,7 @@ mod dump;
 pub mod error;
 mod fresh;
 mod graph;
+mod impls;
 pub mod live;
 pub mod lock;
 mod query;
@@ -45,13 +46,14 @@ pub use build::{
 };
 pub use error::{IndexError, Result};
 pub use fresh::{Freshness, Scope as FreshnessScope};
+pub use impls::ImplHit;
 pub use live::LiveIndex;
 pub use lock::LockWait;
 pub use query::{
     CallEdge, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, Page, RefConfidence, RefHit,
     RefTarget, RefsQuery, SearchHit, SearchQuery, Status, SymbolHit, UnreadMention,
 };
-pub use store::{Confidence, FORMAT_VERSION};
+pub use store::{Confidence, FORMAT_VERSION, ImplKind};
 pub use walk::{INDEX_DIR, SkipReason};
 pub use watch::{WatchEvent, WatchOptions, watch};
 

@@ -449,7 +449,7 @@ impl Index {
         })
     }
 
-    fn hit(&self, symbol: &SymbolInfo<'_>) -> SymbolHit {
+    pub(crate) fn hit(&self, symbol: &SymbolInfo<'_>) -> SymbolHit {
         let file = self.store.file(symbol.file);
         SymbolHit {
             name: symbol.name.to_owned(),

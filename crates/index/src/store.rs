@@ -20,6 +20,7 @@
 //! | refs_by_file | ref ids sorted by (file, line, column) |
 //! | overrides | `(member, overridden)` symbol id pairs sorted by member: a method that implements a trait's, an interface's or a base class's |
 //! | overridden_by | the same pairs as `(overridden, member)`, sorted by overridden |
+//! | implementations | one record per declared supertype: an `impl Trait for Type`, a blanket impl, a class's `extends`/`implements`, a supertrait; sorted by (supertype, file, line) |
 //! | meta | JSON build summary |
 
 use std::collections::HashMap;
@@ -35,13 +36,14 @@ use crate::error::{IndexError, IoContext, Result};
 
 const MAGIC: &[u8; 8] = b"MCURGRPH";
 /// Bumped whenever the layout of any section changes.
-pub const FORMAT_VERSION: u32 = 4;
+pub const FORMAT_VERSION: u32 = 5;
 const HEADER_BYTES: usize = 24;
 const SECTION_ENTRY_BYTES: usize = 24;
 
 pub(crate) const FILE_RECORD: usize = 48;
 pub(crate) const SYMBOL_RECORD: usize = 56;
 pub(crate) const REF_RECORD: usize = 28;
+pub(crate) const IMPL_RECORD: usize = 40;
 pub(crate) const NONE: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,9 +59,10 @@ enum Section {
     Meta = 8,
     Overrides = 9,
     OverriddenBy = 10,
+    Implementations = 11,
 }
 
-const SECTIONS: [Section; 10] = [
+const SECTIONS: [Section; 11] = [
     Section::Strings,
     Section::Names,
     Section::Files,
@@ -70,7 +73,40 @@ const SECTIONS: [Section; 10] = [
     Section::Meta,
     Section::Overrides,
     Section::OverriddenBy,
+    Section::Implementations,
 ];
+
+/// How a type came to implement or extend another.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ImplKind {
+    /// `impl Trait for Type`.
+    Impl,
+    /// `impl<T: Bound> Trait for T`: every type its bounds allow.
+    Blanket,
+    /// Declared in the type's own header: `class C extends B implements I`,
+    /// `interface I extends J`, `trait A: B`.
+    Subtype,
+}
+
+impl ImplKind {
+    pub const ALL: [ImplKind; 3] = [ImplKind::Impl, ImplKind::Blanket, ImplKind::Subtype];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImplKind::Impl => "impl",
+            ImplKind::Blanket => "blanket",
+            ImplKind::Subtype => "subtype",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            ImplKind::Impl => 0,
+            ImplKind::Blanket => 1,
+            ImplKind::Subtype => 2,
+        }
+    }
+}
 
 /// How sure the index is about what a reference points to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -164,6 +200,67 @@ pub(crate) struct RefRow {
     pub shape: RefShape,
 }
 
+/// One declared supertype, as the resolver hands it to the writer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ImplRow {
+    /// The trait, interface or class implemented or extended.
+    pub supertype: u32,
+    /// The implementing type's symbol; `NONE` for a blanket impl or a type outside the
+    /// repository (`impl MyTrait for String`).
+    pub implementor: u32,
+    /// The implementing type as written (`Parser`, `Vec<T>`, `impl Display`).
+    pub implementor_text: String,
+    pub file: u32,
+    /// The container's index among its file's containers (a patch moves its position).
+    pub container: u32,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub kind: ImplKind,
+}
+
+impl ImplRow {
+    fn key(&self) -> (u32, u32, u32, u32, u32) {
+        (
+            self.supertype,
+            self.file,
+            self.line,
+            self.column,
+            self.container,
+        )
+    }
+}
+
+/// A decoded implementation record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ImplInfo<'a> {
+    pub supertype: u32,
+    pub implementor: Option<u32>,
+    pub implementor_text: &'a str,
+    pub file: u32,
+    pub container: u32,
+    pub line: u32,
+    pub column: u32,
+    pub end_line: u32,
+    pub kind: ImplKind,
+}
+
+impl ImplInfo<'_> {
+    pub(crate) fn to_row(&self) -> ImplRow {
+        ImplRow {
+            supertype: self.supertype,
+            implementor: self.implementor.unwrap_or(NONE),
+            implementor_text: self.implementor_text.to_owned(),
+            file: self.file,
+            container: self.container,
+            line: self.line,
+            column: self.column,
+            end_line: self.end_line,
+            kind: self.kind,
+        }
+    }
+}
+
 /// Everything one generation of the store holds, in memory, ready to write.
 pub(crate) struct StoreData {
     /// Sorted, unique.
@@ -176,6 +273,9 @@ pub(crate) struct StoreData {
     /// implementations answer for. Empty in a patch (a patch keeps every interface, so the
     /// base's pairs stay true).
     pub overrides: Vec<(u32, u32)>,
+    /// Declared supertypes. In a patch, those of the patched files only (their
+    /// positions may have moved; the rest are the base's).
+    pub implementations: Vec<ImplRow>,
     pub meta: serde_json::Value,
 }
 
@@ -313,6 +413,27 @@ fn encode_section<'a>(
             for (a, b) in pairs {
                 put_u32(&mut out, a);
                 put_u32(&mut out, b);
+            }
+        }
+        Section::Implementations => {
+            let mut rows: Vec<&ImplRow> = data.implementations.iter().collect();
+            rows.sort_by_key(|r| r.key());
+            for r in rows {
+                let (o, l) = strings.add(&r.implementor_text);
+                for v in [
+                    r.supertype,
+                    r.implementor,
+                    r.file,
+                    r.container,
+                    r.line,
+                    r.column,
+                    r.end_line,
+                    o,
+                    l,
+                ] {
+                    put_u32(&mut out, v);
+                }
+                out.extend_from_slice(&[r.kind.code(), 0, 0, 0]);
             }
         }
         Section::Meta => {
@@ -563,6 +684,7 @@ impl Layer {
             (Section::RefsByFile, 4),
             (Section::Overrides, 8),
             (Section::OverriddenBy, 8),
+            (Section::Implementations, IMPL_RECORD),
         ] {
             if !store.sections.contains_key(&(section as u32))
                 || !store.section(section).len().is_multiple_of(record)
@@ -780,6 +902,44 @@ impl Layer {
             .take_while(|&i| first_of(i) == first)
             .map(|i| le_u32(pairs, i as usize * 8 + 4))
             .collect()
+    }
+
+    fn implementation(&self, index: u32) -> Option<ImplInfo<'_>> {
+        let records = self.section(Section::Implementations);
+        let at = index as usize * IMPL_RECORD;
+        if at + IMPL_RECORD > records.len() {
+            return None;
+        }
+        let u = |i: usize| le_u32(records, at + i * 4);
+        let implementor = u(1);
+        Some(ImplInfo {
+            supertype: u(0),
+            implementor: (implementor != NONE).then_some(implementor),
+            implementor_text: self.string(u(7), u(8)),
+            file: u(2),
+            container: u(3),
+            line: u(4),
+            column: u(5),
+            end_line: u(6),
+            kind: ImplKind::ALL
+                .into_iter()
+                .find(|k| k.code() == records[at + 36])
+                .unwrap_or(ImplKind::Impl),
+        })
+    }
+
+    fn implementation_count(&self) -> u32 {
+        (self.section(Section::Implementations).len() / IMPL_RECORD) as u32
+    }
+
+    /// The records whose supertype is `supertype`, ordered by file and line.
+    fn implementations_of_type(&self, supertype: u32) -> impl Iterator<Item = ImplInfo<'_>> {
+        let records = self.section(Section::Implementations);
+        let supertype_of = |i: u32| le_u32(records, i as usize * IMPL_RECORD);
+        let start = partition_point(self.implementation_count(), |i| supertype_of(i) < supertype);
+        (start..self.implementation_count())
+            .take_while(move |&i| supertype_of(i) == supertype)
+            .filter_map(|i| self.implementation(i))
     }
 
     /// References in file `file`, ordered by position.
@@ -1027,6 +1187,38 @@ impl Store {
         self.whole().paired(Section::OverriddenBy, id)
     }
 
+    /// The declared implementations of type `supertype` (a trait, interface or class):
+    /// `impl`s, blanket impls, subclasses, subtraits. Ordered by file and line.
+    pub fn implementors(&self, supertype: u32) -> Vec<ImplInfo<'_>> {
+        let Some(base) = &self.base else {
+            return self.top.implementations_of_type(supertype).collect();
+        };
+        let mut out: Vec<ImplInfo<'_>> = base
+            .implementations_of_type(supertype)
+            .filter(|r| self.patch_of_file(r.file).is_none())
+            .chain(self.top.implementations_of_type(supertype))
+            .collect();
+        out.sort_by_key(|r| (r.file, r.line, r.column, r.container));
+        out
+    }
+
+    /// Every implementation record, the patch's replacing the base's for patched files,
+    /// ordered by (supertype, file, line).
+    pub fn all_implementations(&self) -> Vec<ImplInfo<'_>> {
+        let whole = self.whole();
+        let mut out: Vec<ImplInfo<'_>> = (0..whole.implementation_count())
+            .filter_map(|i| whole.implementation(i))
+            .filter(|r| self.base.is_none() || self.patch_of_file(r.file).is_none())
+            .collect();
+        if self.base.is_some() {
+            out.extend(
+                (0..self.top.implementation_count()).filter_map(|i| self.top.implementation(i)),
+            );
+            out.sort_by_key(|r| (r.supertype, r.file, r.line, r.column, r.container));
+        }
+        out
+    }
+
     /// References in file `file`, ordered by position.
     pub fn refs_in_file(&self, file: u32) -> Box<dyn Iterator<Item = RefInfo> + '_> {
         match self.patch_of_file(file) {
@@ -1118,6 +1310,17 @@ mod tests {
                 shape: RefShape::Bare,
             }],
             overrides: vec![(1, 0)],
+            implementations: vec![ImplRow {
+                supertype: 0,
+                implementor: 1,
+                implementor_text: "alpha".into(),
+                file: 0,
+                container: 0,
+                line: 2,
+                column: 1,
+                end_line: 3,
+                kind: ImplKind::Blanket,
+            }],
             meta: serde_json::json!({"files": 1}),
         }
     }
@@ -1144,6 +1347,13 @@ mod tests {
         assert_eq!(refs[0].target, Some(0));
         assert_eq!(store.refs_in_file(0).count(), 1);
         assert_eq!(store.meta()["generation"], 3);
+        let implementations = store.implementors(0);
+        assert_eq!(implementations.len(), 1);
+        assert_eq!(implementations[0].implementor, Some(1));
+        assert_eq!(implementations[0].implementor_text, "alpha");
+        assert_eq!(implementations[0].kind, ImplKind::Blanket);
+        assert_eq!(implementations[0].end_line, 3);
+        assert!(store.implementors(1).is_empty());
     }
 
     #[test]
@@ -1170,6 +1380,8 @@ mod tests {
                 }
                 let _ = store.meta();
                 let _ = store.names().count();
+                let _ = store.implementors(0);
+                let _ = store.all_implementations();
             }
         }
     }

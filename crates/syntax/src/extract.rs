@@ -471,6 +471,8 @@ impl Extractor<'_> {
         for (node, mut scope) in scopes {
             if !scope.is_module {
                 let mut container = self.converter().container(node, &scope.name);
+                container.start = position(node.start_position());
+                container.end = position(node.end_position());
                 if container.blanket
                     && let Some(TypeRef::Named { path, .. }) = &container.implements
                     && let Some(trait_name) = path.last()

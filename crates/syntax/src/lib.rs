@@ -191,6 +191,7 @@ impl RefKind {
     Eq,
     PartialOrd,
     Ord,
+    Hash,
     Default,
     serde::Serialize,
     serde::Deserialize,
@@ -328,6 +329,10 @@ pub struct Container {
     pub is_abstract: bool,
     /// `impl<T: Bound> Trait for T`: the impl is for every type its bounds allow.
     pub blanket: bool,
+    /// Where the container's node starts (`impl`, `class`...) and ends: where
+    /// `mcursor impls` shows an implementation. Not part of a file's interface.
+    pub start: Position,
+    pub end: Position,
 }
 
 /// One definition found in a file.

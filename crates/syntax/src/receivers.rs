@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use tree_sitter::Node;
 
 use crate::family::{FamilyKinds, NodeRole};
-use crate::{Callee, Container, TypeRef, ValueChain, ValueRoot, ValueStep};
+use crate::{Callee, Container, Position, TypeRef, ValueChain, ValueRoot, ValueStep};
 
 /// Types nested deeper than this read as unknown (real code nests three or four).
 const MAX_TYPE_DEPTH: usize = 12;
@@ -608,6 +608,8 @@ impl<'a> Converter<'a> {
                 supertypes: Vec::new(),
                 is_abstract: false,
                 blanket: false,
+                start: Position::default(),
+                end: Position::default(),
             };
         };
         let self_type = if spec.self_type.is_empty() {
@@ -672,6 +674,8 @@ impl<'a> Converter<'a> {
             supertypes,
             is_abstract: spec.abstract_type,
             blanket,
+            start: Position::default(),
+            end: Position::default(),
         }
     }
 

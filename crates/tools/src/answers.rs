@@ -3,7 +3,8 @@
 //! byte budget, and always saying what was left out and how to get it.
 
 use mcursor_index::{
-    CallEdge, RefConfidence, RefHit, SearchHit, SymbolHit, UnreadMention, escape_controls,
+    CallEdge, ImplHit, ImplKind, RefConfidence, RefHit, SearchHit, SymbolHit, UnreadMention,
+    escape_controls,
 };
 
 pub fn symbol_line(hit: &SymbolHit) -> String {
@@ -46,6 +47,45 @@ pub fn edge_line(e: &CallEdge) -> String {
     )
 }
 
+/// What implements what: `impl Runner for engine::Engine`, `Engine is a subtype of Base`
+/// (`extends`, `implements`, a supertrait: declared in the type's own header).
+pub fn implementation_phrase(i: &ImplHit) -> String {
+    let implementor = i
+        .implementor
+        .as_ref()
+        .map_or(i.implementor_text.as_str(), |s| s.qualified_name.as_str());
+    match i.kind {
+        ImplKind::Impl => format!("impl {} for {implementor}", i.implements),
+        ImplKind::Blanket => format!(
+            "impl {} for every {implementor} (blanket impl)",
+            i.implements
+        ),
+        ImplKind::Subtype => format!("{implementor} is a subtype of {}", i.implements),
+    }
+}
+
+/// `path:line:column impl Runner for Engine: run (5), stop (9)`; deeper levels indented.
+pub fn implementation_line(i: &ImplHit) -> String {
+    let mut line = format!(
+        "{}{}:{}:{} {}",
+        "  ".repeat(i.depth.saturating_sub(1) as usize),
+        escape_controls(&i.path),
+        i.line,
+        i.column,
+        escape_controls(&implementation_phrase(i))
+    );
+    if !i.methods.is_empty() {
+        let methods: Vec<String> = i
+            .methods
+            .iter()
+            .map(|m| format!("{} ({})", escape_controls(&m.name), m.line))
+            .collect();
+        line.push_str(": ");
+        line.push_str(&methods.join(", "));
+    }
+    line
+}
+
 pub fn search_line(h: &SearchHit) -> String {
     format!("{}:{}: {}", escape_controls(&h.path), h.line, h.text)
 }
@@ -71,6 +111,21 @@ pub fn unused(target: &str, definitions: &[SymbolHit]) -> String {
             .map(|t| format!("{}:{}", escape_controls(&t.path), t.line))
             .collect::<Vec<_>>()
             .join(", ")
+    )
+}
+
+/// The target exists, and nothing in the index implements or extends it.
+pub fn no_implementations(target: &str, definitions: &[SymbolHit]) -> String {
+    let kinds: std::collections::BTreeSet<&str> =
+        definitions.iter().map(|d| d.kind.as_str()).collect();
+    let kinds: Vec<&str> = kinds.into_iter().collect();
+    format!(
+        "{target} ({}{}) is defined, but nothing in the index implements, extends or overrides it",
+        kinds.join(", "),
+        match definitions.len() {
+            1 => String::new(),
+            n => format!("; {n} definitions"),
+        }
     )
 }
 

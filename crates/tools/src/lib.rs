@@ -1,5 +1,6 @@
 //! mcursor-tools declares the index's model-facing tools once: `find_symbol`,
-//! `find_references`, `callers`, `callees`, `search_code` and `index_status`, each with its
+//! `find_references`, `find_implementations`, `callers`, `callees`, `search_code` and
+//! `index_status`, each with its
 //! name, description, argument struct (its JSON schema derived by `schemars`), handler,
 //! and the wording ([`answers`]) and JSON shape ([`wire`]) of its answer. The agent
 //! (`mcursor-agent`) and the MCP server (`mcursor-mcp`) both register the tools from
@@ -48,6 +49,7 @@ const MAX_LIMIT: usize = 1000;
 pub enum IndexTool {
     FindSymbol,
     FindReferences,
+    FindImplementations,
     Callers,
     Callees,
     SearchCode,
@@ -56,9 +58,10 @@ pub enum IndexTool {
 
 impl IndexTool {
     /// Every index tool, in the order a model should consider them.
-    pub const ALL: [IndexTool; 6] = [
+    pub const ALL: [IndexTool; 7] = [
         IndexTool::FindSymbol,
         IndexTool::FindReferences,
+        IndexTool::FindImplementations,
         IndexTool::Callers,
         IndexTool::Callees,
         IndexTool::SearchCode,
@@ -69,6 +72,7 @@ impl IndexTool {
         match self {
             IndexTool::FindSymbol => "find_symbol",
             IndexTool::FindReferences => "find_references",
+            IndexTool::FindImplementations => "find_implementations",
             IndexTool::Callers => "callers",
             IndexTool::Callees => "callees",
             IndexTool::SearchCode => "search_code",
@@ -91,6 +95,10 @@ impl IndexTool {
                 "Who uses a symbol (target: a name or `path:line`), best first. Optional: \
                  kind (call, type, import), path (a directory or glob), offset."
             }
+            IndexTool::FindImplementations => {
+                "Which types implement a trait, interface or class (target), with their methods; \
+                 or which methods implement a trait method."
+            }
             IndexTool::Callers => "Which functions call a function or method (target).",
             IndexTool::Callees => "Which functions a function or method (target) calls.",
             IndexTool::SearchCode => "Full-text search: words, \"phrases\" or regex; path: a glob.",
@@ -106,6 +114,7 @@ impl IndexTool {
         match self {
             IndexTool::FindSymbol => schema::<FindSymbolArgs>(),
             IndexTool::FindReferences => schema::<FindReferencesArgs>(),
+            IndexTool::FindImplementations => schema::<FindImplementationsArgs>(),
             IndexTool::Callers | IndexTool::Callees => schema::<CallGraphArgs>(),
             IndexTool::SearchCode => schema::<SearchCodeArgs>(),
             IndexTool::IndexStatus => schema::<NoArgs>(),
@@ -120,6 +129,7 @@ impl IndexTool {
         match self {
             IndexTool::FindSymbol => &["name"],
             IndexTool::FindReferences => &["target", "kind", "path", "offset"],
+            IndexTool::FindImplementations => &["target"],
             IndexTool::Callers | IndexTool::Callees => &["target"],
             IndexTool::SearchCode => &["query", "regex", "path"],
             IndexTool::IndexStatus => &[],
@@ -147,6 +157,7 @@ impl IndexTool {
         match self {
             IndexTool::FindSymbol
             | IndexTool::FindReferences
+            | IndexTool::FindImplementations
             | IndexTool::Callers
             | IndexTool::Callees
             | IndexTool::SearchCode => true,
@@ -205,6 +216,14 @@ pub struct FindReferencesArgs {
     pub path: Option<String>,
     /// Leave out name matches.
     pub resolved_only: Option<bool>,
+    pub offset: Option<usize>,
+    pub limit: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct FindImplementationsArgs {
+    /// A trait, interface, class or method (as for find_symbol) or `path:line`.
+    pub target: String,
     pub offset: Option<usize>,
     pub limit: Option<usize>,
 }
@@ -321,6 +340,12 @@ impl IndexTools {
                 };
                 let window = window(args.offset, args.limit, budget);
                 find_references(&*self.live.get(progress)?, target, &query, window)
+            }
+            IndexTool::FindImplementations => {
+                let args: FindImplementationsArgs = parse(arguments)?;
+                let target = checked("target", &args.target)?;
+                let window = window(args.offset, args.limit, budget);
+                find_implementations(&*self.live.get(progress)?, target, window)
             }
             IndexTool::Callers | IndexTool::Callees => {
                 let args: CallGraphArgs = parse(arguments)?;
@@ -580,6 +605,41 @@ fn find_references(
     ))
 }
 
+fn find_implementations(index: &Index, target: &str, window: Window) -> Result<Answer, ToolError> {
+    let definitions = index.targets(&RefTarget::parse(target))?;
+    if definitions.is_empty() {
+        return Ok(missing(target, index.similar_names(target, 5)));
+    }
+    let page = index.implementors(&definitions);
+    let definitions_json = wire::all::<_, wire::Definition>(&definitions);
+    if page.hits.is_empty() {
+        return Ok(Answer {
+            text: answers::no_implementations(target, &definitions),
+            structured: json!({
+                "found": true,
+                "definitions": definitions_json,
+                "implementations": [],
+                "total": 0,
+                "truncated": false,
+            }),
+        });
+    }
+    Ok(list_answer(
+        &page,
+        None,
+        answers::implementation_line,
+        window,
+        "a qualified name (Trait::method, module::Type) to narrow",
+        |shown| {
+            json!({
+                "found": true,
+                "definitions": definitions_json,
+                "implementations": wire::all::<_, wire::Implementation>(shown),
+            })
+        },
+    ))
+}
+
 fn call_graph(
     index: &Index,
     target: &str,
@@ -766,6 +826,90 @@ mod tests {
     fn run(tools: &IndexTools, name: &str, args: Value) -> Result<String, ToolError> {
         let tool = IndexTool::from_name(name).expect("a tool");
         tools.call(tool, args, &|_| {}).map(|a| a.text)
+    }
+
+    #[test]
+    fn implementations_page_within_the_budget_and_say_when_there_are_none() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        let mut lib =
+            String::from("pub trait Shape { fn area(&self) -> f64; }\npub struct Lone;\n");
+        for i in 0..60 {
+            lib.push_str(&format!(
+                "pub struct Shape{i};\nimpl Shape for Shape{i} {{ fn area(&self) -> f64 {{ 0.0 }} }}\n"
+            ));
+        }
+        std::fs::write(dir.path().join("src/lib.rs"), lib).expect("write");
+        let tools = IndexTools::new(dir.path());
+        tools.fit_answers_to(16_000);
+        let first = tools
+            .call(
+                IndexTool::FindImplementations,
+                json!({"target": "Shape"}),
+                &|_| {},
+            )
+            .expect("implementations");
+        assert!(
+            first
+                .text
+                .starts_with("src/lib.rs:4:1 impl Shape for Shape0: area (4)"),
+            "{}",
+            first.text
+        );
+        assert!(first.text.len() <= 400 * 4 + 200, "{}", first.text.len());
+        assert_eq!(first.structured["total"], 60);
+        let next = first.structured["next_offset"]
+            .as_u64()
+            .expect("a next offset");
+        let rest = tools
+            .call(
+                IndexTool::FindImplementations,
+                json!({"target": "Shape", "offset": next}),
+                &|_| {},
+            )
+            .expect("implementations");
+        assert!(!rest.text.contains("Shape0:"), "{}", rest.text);
+        let method = tools
+            .call(
+                IndexTool::FindImplementations,
+                json!({"target": "Shape::area"}),
+                &|_| {},
+            )
+            .expect("implementations");
+        assert_eq!(method.structured["total"], 60);
+        let none = tools
+            .call(
+                IndexTool::FindImplementations,
+                json!({"target": "Lone"}),
+                &|_| {},
+            )
+            .expect("an answer");
+        assert!(
+            none.text.contains("nothing in the index implements"),
+            "{}",
+            none.text
+        );
+        assert_eq!(none.structured["found"], true);
+        let missing = tools
+            .call(
+                IndexTool::FindImplementations,
+                json!({"target": "Nowhere"}),
+                &|_| {},
+            )
+            .expect("an answer");
+        assert!(
+            missing.text.starts_with("no symbol named Nowhere"),
+            "{}",
+            missing.text
+        );
+        assert!(matches!(
+            tools.call(
+                IndexTool::FindImplementations,
+                json!({"target": ""}),
+                &|_| {}
+            ),
+            Err(ToolError::BadArguments(_))
+        ));
     }
 
     #[test]

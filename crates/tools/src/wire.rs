@@ -2,7 +2,7 @@
 //! and what MCP's structured results hold. Kinds, languages and confidences are the
 //! lowercase words of their enums (`function`, `rust`, `resolved`): part of the contract.
 
-use mcursor_index::{CallEdge, RefHit, SymbolHit};
+use mcursor_index::{CallEdge, ImplHit, RefHit, SymbolHit};
 use serde::Serialize;
 
 /// A definition.
@@ -100,6 +100,43 @@ impl<'a> From<&'a CallEdge> for Edge<'a> {
             caller_line: e.caller_line,
             sites: &e.sites,
             confidence: e.confidence.as_str(),
+        }
+    }
+}
+
+/// An implementation of a trait, interface or class, or of one of its members.
+#[derive(Debug, Serialize)]
+pub struct Implementation<'a> {
+    /// 1: of the asked-for symbol; more: of an implementation one level up.
+    pub depth: u32,
+    /// Qualified name of what is implemented or extended.
+    pub implements: &'a str,
+    /// `impl`, `blanket` (every type with the bounds in `implementor_text`) or `subtype`
+    /// (declared in the type's header: `extends`, `implements`, a supertrait).
+    pub kind: &'static str,
+    /// The implementing type as written.
+    pub implementor_text: &'a str,
+    /// The implementing type's definition, when it is in the repository.
+    pub implementor: Option<Definition<'a>>,
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    /// Its methods that implement members of what it implements.
+    pub methods: Vec<Definition<'a>>,
+}
+
+impl<'a> From<&'a ImplHit> for Implementation<'a> {
+    fn from(i: &'a ImplHit) -> Self {
+        Implementation {
+            depth: i.depth,
+            implements: &i.implements,
+            kind: i.kind.as_str(),
+            implementor_text: &i.implementor_text,
+            implementor: i.implementor.as_ref().map(Definition::from),
+            path: &i.path,
+            line: i.line,
+            column: i.column,
+            methods: all(&i.methods),
         }
     }
 }

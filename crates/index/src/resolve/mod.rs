@@ -500,6 +500,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
     let overrides = tables.types.overrides.clone();
+    let implementations = std::mem::take(&mut tables.types.implementations);
     // Freeing a few million small allocations takes half a second on a large tree: let
     // it overlap the store write (only the borrowed fields stay behind).
     let owned = (
@@ -516,6 +517,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         symbols: rows,
         refs,
         overrides,
+        implementations,
         meta,
     };
     (data, memos)

@@ -24,12 +24,12 @@ use std::cell::RefCell;
 use rustc_hash::FxHashMap as HashMap;
 
 use mcursor_syntax::{
-    Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep,
+    Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep, describe_type,
 };
 use rayon::prelude::*;
 
 use super::{CompactFacts, Def, Outcome, Place, Tables};
-use crate::store::NONE;
+use crate::store::{ImplKind, ImplRow, NONE};
 
 /// Types visited while looking for a member among supertypes.
 const MAX_SUPERTYPES: usize = 32;
@@ -151,6 +151,8 @@ pub(super) struct TypeIndex {
     trait_impl_members: Vec<u32>,
     /// (member, the trait, interface or base member it implements or overrides).
     pub overrides: Vec<(u32, u32)>,
+    /// Every declared supertype of the repository's containers (for `mcursor impls`).
+    pub implementations: Vec<ImplRow>,
 }
 
 /// How deep the evaluation functions may nest on one thread, whatever depth their
@@ -203,6 +205,7 @@ struct FileTypes {
     deref_targets: Vec<(u32, u32)>,
     /// (member, trait type) pairs to find overrides in once members are known.
     implements: Vec<(u32, Ty)>,
+    implementations: Vec<ImplRow>,
 }
 
 impl TypeIndex {
@@ -248,6 +251,7 @@ impl TypeIndex {
             }
             index.deref_targets.extend(file.deref_targets);
             implements.extend(file.implements);
+            index.implementations.extend(file.implementations);
         }
         // Inherent members first: Rust picks an inherent method over a trait's.
         trait_impl_members.sort_unstable();
@@ -535,6 +539,11 @@ impl Tables<'_> {
                     matches!(tr, TypeRef::Named { path, .. }
                         if path.last().map(String::as_str) == self.resolver(family).deref_trait())
                 });
+            let supertypes: Vec<Ty> = container
+                .supertypes
+                .iter()
+                .map(|supertype| self.eval_type(family, at, supertype, None))
+                .collect();
             let members = facts
                 .definitions
                 .iter()
@@ -561,21 +570,50 @@ impl Tables<'_> {
                 if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = &implements {
                     out.implements.push((member, tr.clone()));
                 }
-                for supertype in &container.supertypes {
-                    let st = self.eval_type(family, at, supertype, None);
+                for st in &supertypes {
                     if matches!(st, Ty::Repo(_)) {
-                        out.implements.push((member, st));
+                        out.implements.push((member, st.clone()));
                     }
                 }
+            }
+            // What `mcursor impls` lists: each repository trait, interface or class this
+            // container implements or extends, whatever type implements it.
+            let declared = implements
+                .iter()
+                .map(|tr| {
+                    let kind = if container.blanket {
+                        ImplKind::Blanket
+                    } else {
+                        ImplKind::Impl
+                    };
+                    (tr, kind)
+                })
+                .chain(supertypes.iter().map(|st| (st, ImplKind::Subtype)));
+            for (supertype, kind) in declared {
+                let Ty::Repo(supertype) = supertype else {
+                    continue;
+                };
+                out.implementations.push(ImplRow {
+                    supertype: *supertype,
+                    implementor: match &ty {
+                        Ty::Repo(sid) => *sid,
+                        _ => NONE,
+                    },
+                    implementor_text: implementor_text(container),
+                    file: fid,
+                    container: ci as u32,
+                    line: container.start.line,
+                    column: container.start.column,
+                    end_line: container.end.line,
+                    kind,
+                });
             }
             if let Ty::Repo(sid) = ty {
                 if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = implements {
                     out.supertypes.push((sid, tr));
                 }
-                for supertype in &container.supertypes {
-                    let st = self.eval_type(family, at, supertype, None);
-                    out.supertypes.push((sid, st));
-                }
+                out.supertypes
+                    .extend(supertypes.into_iter().map(|st| (sid, st)));
             }
         }
         out
@@ -1246,5 +1284,23 @@ fn mentions_self(ty: &TypeRef) -> bool {
         TypeRef::Function { params, ret } => params.iter().any(mentions_self) || mentions_self(ret),
         TypeRef::Union(members) | TypeRef::Tuple(members) => members.iter().any(mentions_self),
         TypeRef::Builtin(_) | TypeRef::Unknown => false,
+    }
+}
+
+/// The implementing type as written: `Engine`, `Vec<T>`; for a blanket impl its
+/// parameter with the bounds (`P: Source`; extraction names the container
+/// `<P as Parser>`).
+fn implementor_text(container: &mcursor_syntax::Container) -> String {
+    match &container.self_type {
+        TypeRef::Bounds(bounds) if container.blanket => {
+            let parameter = container
+                .name
+                .strip_prefix('<')
+                .and_then(|n| n.split(" as ").next())
+                .unwrap_or("T");
+            let bounds: Vec<String> = bounds.iter().map(describe_type).collect();
+            format!("{parameter}: {}", bounds.join(" + "))
+        }
+        other => describe_type(other),
     }
 }
