@@ -259,10 +259,11 @@ pub fn implementation(out: &mut Out, hit: &ImplHit) -> anyhow::Result<()> {
 
 pub fn call_edge(out: &mut Out, edge: &CallEdge, callers: bool) -> anyhow::Result<()> {
     let indent = "  ".repeat(edge.depth.saturating_sub(1) as usize);
+    let callee = mcursor_tools::answers::callee_text(edge);
     let (shown, other) = if callers {
-        (&edge.caller, &edge.callee)
+        (&edge.caller, &callee)
     } else {
-        (&edge.callee, &edge.caller)
+        (&callee, &edge.caller)
     };
     let arrow = if callers { "calls" } else { "called by" };
     let confidence = match edge.confidence {

@@ -425,3 +425,46 @@ fn references_can_be_limited_to_a_directory_or_file() {
         "{file}"
     );
 }
+
+/// A caller whose call name-matches same-named methods of several types is listed once,
+/// with the candidates, not once under each of them.
+#[test]
+fn callers_of_a_name_shared_by_several_types_are_listed_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut source = String::new();
+    for ty in ["Alpha", "Beta", "Gamma"] {
+        source.push_str(&format!(
+            "export class {ty} {{ isMatch(): boolean {{ return true; }} }}\n"
+        ));
+    }
+    source.push_str("export function check(r) { return r.isMatch(); }\n");
+    source.push_str("export function sure(a: Alpha) { return a.isMatch(); }\n");
+    std::fs::write(dir.path().join("m.ts"), source).expect("write");
+    index(dir.path());
+    let out = mcursor(dir.path(), &["callers", "isMatch"]);
+    let text = stdout(&out);
+    let check_lines = text.lines().filter(|l| l.starts_with("check")).count();
+    assert_eq!(check_lines, 1, "{text}");
+    assert!(
+        text.contains("one of 3: Alpha.isMatch, Beta.isMatch, Gamma.isMatch"),
+        "{text}"
+    );
+    // A resolved call stays an edge of its own target.
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("sure") && l.contains("calls Alpha.isMatch at")),
+        "{text}"
+    );
+    let json = mcursor(dir.path(), &["callers", "isMatch", "--json"]);
+    let edges: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("json");
+    let edges = edges.as_array().expect("edges");
+    assert_eq!(edges.len(), 2, "{edges:?}");
+    let check = edges
+        .iter()
+        .find(|e| e["caller"] == "check")
+        .expect("check");
+    assert_eq!(check["candidates"].as_array().map(Vec::len), Some(3));
+    assert_eq!(check["confidence"], "heuristic");
+    let sure = edges.iter().find(|e| e["caller"] == "sure").expect("sure");
+    assert!(sure.get("candidates").is_none(), "{sure}");
+}

@@ -182,6 +182,9 @@ pub struct CallEdge {
     pub depth: u32,
     pub caller: String,
     pub callee: String,
+    /// When the same call sites may reach several definitions (a name match among
+    /// same-named methods of several types): all of them, `callee` first; else empty.
+    pub candidates: Vec<String>,
     /// Where the caller is defined (or the file, for top-level code).
     pub caller_path: String,
     pub caller_line: u32,
@@ -1070,6 +1073,7 @@ impl Index {
                     depth,
                     caller,
                     callee,
+                    candidates: Vec::new(),
                     caller_path,
                     caller_line,
                     sites: sites
@@ -1084,14 +1088,47 @@ impl Index {
             })
             .collect();
         edges.sort_by(|a, b| {
-            (a.depth, &a.caller_path, a.caller_line, &a.caller, &a.callee).cmp(&(
-                b.depth,
-                &b.caller_path,
-                b.caller_line,
-                &b.caller,
-                &b.callee,
-            ))
+            (
+                a.depth,
+                &a.caller_path,
+                a.caller_line,
+                &a.caller,
+                &a.sites,
+                &a.callee,
+            )
+                .cmp(&(
+                    b.depth,
+                    &b.caller_path,
+                    b.caller_line,
+                    &b.caller,
+                    &b.sites,
+                    &b.callee,
+                ))
         });
+        // One caller whose same call sites name-match several definitions (`is_match`
+        // on an unknown receiver, with seven types having one) is one edge listing the
+        // candidates, not the same caller under each of them.
+        let mut grouped: Vec<CallEdge> = Vec::with_capacity(edges.len());
+        for edge in edges {
+            match grouped.last_mut() {
+                Some(last)
+                    if last.depth == edge.depth
+                        && last.caller == edge.caller
+                        && last.caller_path == edge.caller_path
+                        && last.caller_line == edge.caller_line
+                        && last.sites == edge.sites
+                        && last.confidence == edge.confidence
+                        && last.confidence == Confidence::Heuristic =>
+                {
+                    if last.candidates.is_empty() {
+                        last.candidates.push(last.callee.clone());
+                    }
+                    last.candidates.push(edge.callee);
+                }
+                _ => grouped.push(edge),
+            }
+        }
+        let edges = grouped;
         Page {
             total: edges.len(),
             hits: edges,

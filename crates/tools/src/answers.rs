@@ -35,13 +35,31 @@ pub fn reference_line(r: &RefHit) -> String {
     )
 }
 
+/// What an edge calls: its callee, or when name matching left several candidates,
+/// `one of 7: a::Regex::is_match, b::Regex::is_match, ... (+2 more)`.
+pub fn callee_text(e: &CallEdge) -> String {
+    const SHOWN: usize = 4;
+    if e.candidates.len() < 2 {
+        return e.callee.clone();
+    }
+    let mut text = format!(
+        "one of {}: {}",
+        e.candidates.len(),
+        e.candidates[..e.candidates.len().min(SHOWN)].join(", ")
+    );
+    if e.candidates.len() > SHOWN {
+        text.push_str(&format!(" (+{} more)", e.candidates.len() - SHOWN));
+    }
+    text
+}
+
 /// One call graph edge, indented by its depth.
 pub fn edge_line(e: &CallEdge) -> String {
     format!(
         "{}{} -> {} ({}; {})",
         "  ".repeat(e.depth.saturating_sub(1) as usize),
         escape_controls(&e.caller),
-        escape_controls(&e.callee),
+        escape_controls(&callee_text(e)),
         e.sites.join(", "),
         e.confidence.as_str()
     )

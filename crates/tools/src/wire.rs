@@ -82,6 +82,10 @@ pub struct Edge<'a> {
     pub depth: u32,
     pub caller: &'a str,
     pub callee: &'a str,
+    /// The definitions the same sites may call, when a name match leaves several
+    /// (`callee` first).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub candidates: &'a [String],
     pub caller_path: &'a str,
     pub caller_line: u32,
     /// Call sites as `path:line:column`.
@@ -96,6 +100,7 @@ impl<'a> From<&'a CallEdge> for Edge<'a> {
             depth: e.depth,
             caller: &e.caller,
             callee: &e.callee,
+            candidates: &e.candidates,
             caller_path: &e.caller_path,
             caller_line: e.caller_line,
             sites: &e.sites,
