@@ -99,6 +99,9 @@ enum Command {
     /// What implements a trait, interface or class (with the methods that answer for
     /// its members), or overrides a method; transitively (a subclass's subclasses).
     Impls(ImplsArgs),
+    /// What a change to TARGET can affect: its uses (grouped by kind) and
+    /// implementations, then the uses of the definitions those are in, to --depth.
+    Impact(ImpactArgs),
     /// Who calls a function (the call graph upwards).
     Callers(CallArgs),
     /// What a function calls (the call graph downwards).
@@ -142,6 +145,7 @@ impl Command {
             Command::Find(args) => args.output,
             Command::Refs(args) => args.output,
             Command::Impls(args) => args.output,
+            Command::Impact(args) => args.output,
             Command::Callers(args) | Command::Callees(args) => args.output,
             Command::Search(args) => args.output,
             Command::Status(only) | Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
@@ -309,6 +313,21 @@ struct ImplsArgs {
     #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
     target: String,
     /// Show at most this many (a line on stderr says when there are more).
+    #[arg(long, default_value_t = 1000)]
+    limit: usize,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
+#[derive(Args)]
+struct ImpactArgs {
+    /// A definition: a name, as for `find`, or a position `PATH:LINE[:COL]`.
+    #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
+    target: String,
+    /// How many levels to follow (1: direct uses only).
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u32).range(1..=16))]
+    depth: u32,
+    /// Show at most this many sites (the summary counts them all).
     #[arg(long, default_value_t = 1000)]
     limit: usize,
     #[command(flatten)]
@@ -498,6 +517,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Find(args) => find(&open(&cwd)?, args, out),
         Command::Refs(args) => refs(&open(&cwd)?, &cwd, args, out),
         Command::Impls(args) => impls(&open(&cwd)?, &cwd, args, out),
+        Command::Impact(args) => impact(&open(&cwd)?, &cwd, args, out),
         Command::Callers(args) => calls(&open(&cwd)?, &cwd, args, true, out),
         Command::Callees(args) => calls(&open(&cwd)?, &cwd, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
@@ -856,6 +876,61 @@ fn impls(index: &Index, cwd: &Path, args: &ImplsArgs, out: &mut Out) -> Result<F
     say_cut(&page, "--limit N for more")?;
     say_freshness(index, FreshnessScope::Symbols)?;
     Ok(Found::unless_empty(&page.hits))
+}
+
+fn impact(index: &Index, cwd: &Path, args: &ImpactArgs, out: &mut Out) -> Result<Found> {
+    let Some(targets) = targets(index, cwd, &args.target, out)? else {
+        return Ok(Found::None);
+    };
+    let found = index.impact(&targets, args.depth);
+    let shown = &found.sites[..found.sites.len().min(args.limit)];
+    if out.json {
+        let mut value = wire::impact(&targets, &found, shown);
+        if let Some(fields) = value.as_object_mut() {
+            fields.insert("total".into(), found.sites.len().into());
+            fields.insert(
+                "truncated".into(),
+                (found.truncated || shown.len() < found.sites.len()).into(),
+            );
+        }
+        out.json_value(&value)?;
+    } else {
+        render::impact(out, shown)?;
+        out.flush()?;
+        render::message(&mcursor_tools::answers::impact_summary(
+            &args.target,
+            args.depth,
+            &found,
+        ))?;
+        if !found.per_file.is_empty() {
+            let files: Vec<String> = found
+                .per_file
+                .iter()
+                .take(10)
+                .map(|(path, n)| format!("{} {n}", mcursor_index::escape_controls(path)))
+                .collect();
+            let more = found.per_file.len().saturating_sub(10);
+            render::message(&format!(
+                "sites per file: {}{}",
+                files.join(", "),
+                if more > 0 {
+                    format!(" (+{more} more files)")
+                } else {
+                    String::new()
+                }
+            ))?;
+        }
+    }
+    out.flush()?;
+    if shown.len() < found.sites.len() {
+        render::message(&format!(
+            "{} of {} sites shown; --limit N for more",
+            shown.len(),
+            found.sites.len()
+        ))?;
+    }
+    say_freshness(index, FreshnessScope::Symbols)?;
+    Ok(Found::unless_empty(&found.sites))
 }
 
 fn calls(

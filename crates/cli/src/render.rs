@@ -7,8 +7,8 @@ use anstyle::{AnsiColor, Style};
 use indicatif::{ProgressBar, ProgressStyle};
 use mcursor_index::escape_controls;
 use mcursor_index::{
-    BuildSummary, CallEdge, Confidence, ImplHit, RefConfidence, RefHit, SearchHit, Status,
-    SymbolHit, WatchEvent,
+    BuildSummary, CallEdge, Confidence, ImpactSite, ImplHit, RefConfidence, RefHit, SearchHit,
+    Status, SymbolHit, WatchEvent,
 };
 
 pub const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -253,6 +253,44 @@ pub fn implementation(out: &mut Out, hit: &ImplHit) -> anyhow::Result<()> {
             paint(KIND, method.kind.as_str()),
             paint(NAME, escape_controls(&method.qualified_name)),
         )?;
+    }
+    Ok(())
+}
+
+/// Impact sites under a heading per level and kind (`level 1 · call (3)`).
+pub fn impact(out: &mut Out, sites: &[ImpactSite]) -> anyhow::Result<()> {
+    let mut at = 0;
+    while at < sites.len() {
+        let (depth, kind) = (sites[at].depth, sites[at].kind);
+        let group = sites[at..]
+            .iter()
+            .take_while(|s| s.depth == depth && s.kind == kind)
+            .count();
+        writeln!(
+            out.stream,
+            "{}",
+            paint(KIND, format!("level {depth} · {} ({group})", kind.as_str()))
+        )?;
+        for site in &sites[at..at + group] {
+            let confidence = match site.confidence {
+                RefConfidence::Resolved => String::new(),
+                other => format!(", {}", other.as_str()),
+            };
+            writeln!(
+                out.stream,
+                "  {}: {}  {}",
+                location(&site.path, site.line, site.column),
+                paint(
+                    NAME,
+                    escape_controls(site.affected.as_deref().unwrap_or("(top level)"))
+                ),
+                paint(
+                    DIM,
+                    escape_controls(&format!("[uses {}{confidence}]", site.uses)).into_owned()
+                )
+            )?;
+        }
+        at += group;
     }
     Ok(())
 }

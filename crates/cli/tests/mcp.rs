@@ -129,6 +129,7 @@ fn an_mcp_client_can_list_and_call_the_index_tools() {
             "find_implementations",
             "find_references",
             "find_symbol",
+            "impact",
             "index_status",
             "search_code"
         ]

@@ -28,6 +28,7 @@ mod dump;
 pub mod error;
 mod fresh;
 mod graph;
+mod impact;
 mod impls;
 pub mod live;
 pub mod lock;
@@ -46,6 +47,7 @@ pub use build::{
 };
 pub use error::{IndexError, Result};
 pub use fresh::{Freshness, Scope as FreshnessScope};
+pub use impact::{Impact, ImpactKind, ImpactSite};
 pub use impls::ImplHit;
 pub use live::LiveIndex;
 pub use lock::LockWait;

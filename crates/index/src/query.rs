@@ -102,12 +102,12 @@ impl From<Confidence> for RefConfidence {
 
 /// A reference `refs` found, before its line is read: the record, the target label, and
 /// whether it reaches the asked-for member by dispatch.
-struct Found {
-    r: RefInfo,
-    target: String,
+pub(crate) struct Found {
+    pub r: RefInfo,
+    pub target: String,
     /// Where the definition named by `target` is, when the reference names one.
-    target_at: Option<(String, u32)>,
-    dispatch: bool,
+    pub target_at: Option<(String, u32)>,
+    pub dispatch: bool,
 }
 
 /// A full-text or regex match, as the CLI's `search` JSON prints it.
@@ -811,6 +811,17 @@ impl Index {
 
     /// References to the given definitions, with how many there are beyond the limit.
     pub fn references_page(&self, targets: &[SymbolHit], query: &RefsQuery) -> Page<RefHit> {
+        let found = self.found_references(targets, query);
+        self.read_references(found, query.limit)
+    }
+
+    /// The references to `targets` that `query` keeps, by position, before any file is
+    /// read (`query.limit` is not applied here).
+    pub(crate) fn found_references(
+        &self,
+        targets: &[SymbolHit],
+        query: &RefsQuery,
+    ) -> BTreeMap<(u32, u32, u32), Found> {
         let mut found: BTreeMap<(u32, u32, u32), Found> = BTreeMap::new();
         // A common name (`get`) can have 100,000 definitions: resolved references find
         // theirs by id, and a heuristic one depends only on a target's language family,
@@ -904,9 +915,18 @@ impl Index {
                 }
             }
         }
+        found
+    }
+
+    /// The first `limit` of `found` as hits, with their lines read.
+    fn read_references(
+        &self,
+        found: BTreeMap<(u32, u32, u32), Found>,
+        limit: Option<usize>,
+    ) -> Page<RefHit> {
         // Group the hits by file (the map is ordered by file first) and read each file once;
         // files are read in parallel, which matters when a name is used in 100,000 files.
-        let limit = query.limit.unwrap_or(usize::MAX);
+        let limit = limit.unwrap_or(usize::MAX);
         let total = found.len();
         let mut by_file: Vec<(u32, Vec<Found>)> = Vec::new();
         for hit in found.into_values().take(limit) {

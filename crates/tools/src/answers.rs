@@ -3,8 +3,8 @@
 //! byte budget, and always saying what was left out and how to get it.
 
 use mcursor_index::{
-    CallEdge, ImplHit, ImplKind, RefConfidence, RefHit, SearchHit, SymbolHit, UnreadMention,
-    escape_controls,
+    CallEdge, Impact, ImpactSite, ImplHit, ImplKind, RefConfidence, RefHit, SearchHit, SymbolHit,
+    UnreadMention, escape_controls,
 };
 
 pub fn symbol_line(hit: &SymbolHit) -> String {
@@ -32,6 +32,68 @@ pub fn reference_line(r: &RefHit) -> String {
         r.kind.as_str(),
         escape_controls(r.enclosing.as_deref().unwrap_or("top level")),
         r.text
+    )
+}
+
+/// The first line of an impact answer: totals, counts per level and kind, and what was
+/// not followed.
+pub fn impact_summary(target: &str, depth: u32, impact: &Impact) -> String {
+    if impact.sites.is_empty() {
+        return format!(
+            "nothing in the index uses or implements {target}: a change to it affects no other code the index knows"
+        );
+    }
+    let mut levels: std::collections::BTreeMap<u32, std::collections::BTreeMap<&str, usize>> =
+        std::collections::BTreeMap::new();
+    for site in &impact.sites {
+        *levels
+            .entry(site.depth)
+            .or_default()
+            .entry(site.kind.as_str())
+            .or_default() += 1;
+    }
+    let levels: Vec<String> = levels
+        .iter()
+        .map(|(level, kinds)| {
+            let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            format!("level {level}: {}", kinds.join(", "))
+        })
+        .collect();
+    let mut text = format!(
+        "a change to {target} (to depth {depth}) can affect {} site{} in {} file{} ({} definition{}); {}",
+        impact.sites.len(),
+        if impact.sites.len() == 1 { "" } else { "s" },
+        impact.per_file.len(),
+        if impact.per_file.len() == 1 { "" } else { "s" },
+        impact.definitions,
+        if impact.definitions == 1 { "" } else { "s" },
+        levels.join("; ")
+    );
+    if impact.heuristic_not_followed > 0 {
+        text.push_str(&format!(
+            ". Cut at name matches: {} definition{} reached only by heuristic uses not followed further",
+            impact.heuristic_not_followed,
+            if impact.heuristic_not_followed == 1 { "" } else { "s" }
+        ));
+    }
+    if impact.truncated {
+        text.push_str(". The walk stopped at its limit: there may be more");
+    }
+    text
+}
+
+/// `path:line:column level 1 call in a::go (uses Runner) [resolved]`.
+pub fn impact_line(s: &ImpactSite) -> String {
+    format!(
+        "{}:{}:{} level {} {} in {} (uses {}) [{}]",
+        escape_controls(&s.path),
+        s.line,
+        s.column,
+        s.depth,
+        s.kind.as_str(),
+        escape_controls(s.affected.as_deref().unwrap_or("top level")),
+        escape_controls(&s.uses),
+        s.confidence.as_str()
     )
 }
 

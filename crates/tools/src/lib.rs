@@ -1,6 +1,6 @@
 //! mcursor-tools declares the index's model-facing tools once: `find_symbol`,
-//! `find_references`, `find_implementations`, `callers`, `callees`, `search_code` and
-//! `index_status`, each with its
+//! `find_references`, `find_implementations`, `callers`, `callees`, `impact`,
+//! `search_code` and `index_status`, each with its
 //! name, description, argument struct (its JSON schema derived by `schemars`), handler,
 //! and the wording ([`answers`]) and JSON shape ([`wire`]) of its answer. The agent
 //! (`mcursor-agent`) and the MCP server (`mcursor-mcp`) both register the tools from
@@ -52,18 +52,20 @@ pub enum IndexTool {
     FindImplementations,
     Callers,
     Callees,
+    Impact,
     SearchCode,
     IndexStatus,
 }
 
 impl IndexTool {
     /// Every index tool, in the order a model should consider them.
-    pub const ALL: [IndexTool; 7] = [
+    pub const ALL: [IndexTool; 8] = [
         IndexTool::FindSymbol,
         IndexTool::FindReferences,
         IndexTool::FindImplementations,
         IndexTool::Callers,
         IndexTool::Callees,
+        IndexTool::Impact,
         IndexTool::SearchCode,
         IndexTool::IndexStatus,
     ];
@@ -75,6 +77,7 @@ impl IndexTool {
             IndexTool::FindImplementations => "find_implementations",
             IndexTool::Callers => "callers",
             IndexTool::Callees => "callees",
+            IndexTool::Impact => "impact",
             IndexTool::SearchCode => "search_code",
             IndexTool::IndexStatus => "index_status",
         }
@@ -101,6 +104,10 @@ impl IndexTool {
             }
             IndexTool::Callers => "Which functions call a function or method (target).",
             IndexTool::Callees => "Which functions a function or method (target) calls.",
+            IndexTool::Impact => {
+                "What a change to a symbol (target) can break: its uses and implementations, \
+                 then the uses of those, to depth (default 2)."
+            }
             IndexTool::SearchCode => "Full-text search: words, \"phrases\" or regex; path: a glob.",
             IndexTool::IndexStatus => {
                 "The code index: files per language, symbols, references, generation, \
@@ -116,6 +123,7 @@ impl IndexTool {
             IndexTool::FindReferences => schema::<FindReferencesArgs>(),
             IndexTool::FindImplementations => schema::<FindImplementationsArgs>(),
             IndexTool::Callers | IndexTool::Callees => schema::<CallGraphArgs>(),
+            IndexTool::Impact => schema::<ImpactArgs>(),
             IndexTool::SearchCode => schema::<SearchCodeArgs>(),
             IndexTool::IndexStatus => schema::<NoArgs>(),
         }
@@ -131,6 +139,7 @@ impl IndexTool {
             IndexTool::FindReferences => &["target", "kind", "path", "offset"],
             IndexTool::FindImplementations => &["target"],
             IndexTool::Callers | IndexTool::Callees => &["target"],
+            IndexTool::Impact => &["target"],
             IndexTool::SearchCode => &["query", "regex", "path"],
             IndexTool::IndexStatus => &[],
         }
@@ -160,6 +169,7 @@ impl IndexTool {
             | IndexTool::FindImplementations
             | IndexTool::Callers
             | IndexTool::Callees
+            | IndexTool::Impact
             | IndexTool::SearchCode => true,
             IndexTool::IndexStatus => false,
         }
@@ -235,6 +245,16 @@ pub struct CallGraphArgs {
     /// Levels to follow (1 to 5; default 1).
     pub depth: Option<usize>,
     pub offset: Option<usize>,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+pub struct ImpactArgs {
+    /// A definition (as for find_symbol) or `path:line`.
+    pub target: String,
+    /// Levels to follow (1 to 4; default 2).
+    pub depth: Option<u32>,
+    pub offset: Option<usize>,
+    pub limit: Option<usize>,
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -359,6 +379,13 @@ impl IndexTools {
                     tool == IndexTool::Callers,
                     window,
                 )
+            }
+            IndexTool::Impact => {
+                let args: ImpactArgs = parse(arguments)?;
+                let target = checked("target", &args.target)?;
+                let depth = args.depth.unwrap_or(2).clamp(1, 4);
+                let window = window(args.offset, args.limit, budget);
+                impact(&*self.live.get(progress)?, target, depth, window)
             }
             IndexTool::SearchCode => {
                 let args: SearchCodeArgs = parse(arguments)?;
@@ -640,6 +667,28 @@ fn find_implementations(index: &Index, target: &str, window: Window) -> Result<A
     ))
 }
 
+fn impact(index: &Index, target: &str, depth: u32, window: Window) -> Result<Answer, ToolError> {
+    let definitions = index.targets(&RefTarget::parse(target))?;
+    if definitions.is_empty() {
+        return Ok(missing(target, index.similar_names(target, 5)));
+    }
+    let found = index.impact(&definitions, depth);
+    let summary = answers::impact_summary(target, depth, &found);
+    let page = Page {
+        total: found.sites.len(),
+        total_at_least: found.truncated,
+        hits: found.sites.clone(),
+    };
+    Ok(list_answer(
+        &page,
+        Some(summary),
+        answers::impact_line,
+        window,
+        "depth=1 to narrow",
+        |shown| wire::impact(&definitions, &found, shown),
+    ))
+}
+
 fn call_graph(
     index: &Index,
     target: &str,
@@ -910,6 +959,50 @@ mod tests {
             ),
             Err(ToolError::BadArguments(_))
         ));
+    }
+
+    #[test]
+    fn impact_summarizes_then_lists_sites_within_the_budget() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+        let mut lib = String::from("pub fn leaf() {}\n");
+        for i in 0..50 {
+            lib.push_str(&format!(
+                "pub fn middle_{i}() {{ leaf(); }}\npub fn top_{i}() {{ middle_{i}(); }}\n"
+            ));
+        }
+        std::fs::write(dir.path().join("src/lib.rs"), lib).expect("write");
+        let tools = IndexTools::new(dir.path());
+        tools.fit_answers_to(16_000);
+        let answer = tools
+            .call(IndexTool::Impact, json!({"target": "leaf"}), &|_| {})
+            .expect("impact");
+        assert!(
+            answer.text.starts_with(
+                "a change to leaf (to depth 2) can affect 100 sites in 1 file (100 definitions); level 1: 50 call; level 2: 50 call"
+            ),
+            "{}",
+            answer.text
+        );
+        assert!(answer.text.len() <= 400 * 4 + 300, "{}", answer.text.len());
+        assert_eq!(answer.structured["total"], 100);
+        assert!(answer.structured["next_offset"].as_u64().is_some());
+        let shallow = tools
+            .call(
+                IndexTool::Impact,
+                json!({"target": "leaf", "depth": 1}),
+                &|_| {},
+            )
+            .expect("impact");
+        assert_eq!(shallow.structured["total"], 50);
+        let unused = tools
+            .call(IndexTool::Impact, json!({"target": "top_3"}), &|_| {})
+            .expect("impact");
+        assert!(
+            unused.text.starts_with("nothing in the index uses"),
+            "{}",
+            unused.text
+        );
     }
 
     #[test]

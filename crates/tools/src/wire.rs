@@ -2,7 +2,7 @@
 //! and what MCP's structured results hold. Kinds, languages and confidences are the
 //! lowercase words of their enums (`function`, `rust`, `resolved`): part of the contract.
 
-use mcursor_index::{CallEdge, ImplHit, RefHit, SymbolHit};
+use mcursor_index::{CallEdge, Impact, ImpactSite, ImplHit, RefHit, SymbolHit};
 use serde::Serialize;
 
 /// A definition.
@@ -144,6 +144,62 @@ impl<'a> From<&'a ImplHit> for Implementation<'a> {
             methods: all(&i.methods),
         }
     }
+}
+
+/// A site a change can affect.
+#[derive(Debug, Serialize)]
+pub struct Affected<'a> {
+    /// 1: uses the asked-for definition; 2: uses a definition of level 1; ...
+    pub depth: u32,
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    /// A reference kind (`call`, `type`, `import`...) or `implementation`.
+    pub kind: &'static str,
+    /// The definition the site is in (or the implementing type); absent at top level.
+    pub affected: Option<&'a str>,
+    /// What the site uses.
+    pub uses: &'a str,
+    /// `resolved`, `dispatch` or `heuristic` (heuristic uses are not followed further).
+    pub confidence: &'static str,
+}
+
+impl<'a> From<&'a ImpactSite> for Affected<'a> {
+    fn from(s: &'a ImpactSite) -> Self {
+        Affected {
+            depth: s.depth,
+            path: &s.path,
+            line: s.line,
+            column: s.column,
+            kind: s.kind.as_str(),
+            affected: s.affected.as_deref(),
+            uses: &s.uses,
+            confidence: s.confidence.as_str(),
+        }
+    }
+}
+
+/// An impact answer: the asked-for definitions, the `sites` given (all, or a page of
+/// them), the sites per file (most first), how many definitions are affected and how many
+/// only heuristic uses reach (not followed).
+pub fn impact(
+    definitions: &[SymbolHit],
+    impact: &Impact,
+    sites: &[ImpactSite],
+) -> serde_json::Value {
+    let per_file: Vec<serde_json::Value> = impact
+        .per_file
+        .iter()
+        .map(|(path, sites)| serde_json::json!({ "path": path, "sites": sites }))
+        .collect();
+    serde_json::json!({
+        "found": true,
+        "definitions": all::<_, Definition>(definitions),
+        "sites": all::<_, Affected>(sites),
+        "per_file": per_file,
+        "affected_definitions": impact.definitions,
+        "heuristic_not_followed": impact.heuristic_not_followed,
+    })
 }
 
 /// Each of `hits` in its JSON shape.

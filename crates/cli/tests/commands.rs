@@ -1,6 +1,6 @@
-//! Data-driven tests of `mcursor impls`, one case per rule: every directory under
-//! `fixtures/impls/` is a small project with an `expected.txt` of commands and their
-//! exact output:
+//! Data-driven tests of the navigation commands (`impls`, `impact`), one case per rule:
+//! every directory under `fixtures/commands/` is a small project with an `expected.txt`
+//! of commands and their exact output:
 //!
 //! ```text
 //! $ impls Shape
@@ -8,11 +8,14 @@
 //!     src/lib.rs:25:8: method Circle::area
 //! $ impls Circle
 //! ! 1 Circle (struct) is defined, but nothing in the index implements, extends or overrides it
+//! $ impact Store::get
+//! ...
+//! 2> a change to Store::get (to depth 2) can affect 4 sites in 1 file (4 definitions); ...
 //! ```
 //!
-//! Lines after `$ ARGS` are the expected stdout; a `! CODE MESSAGE` line expects that exit
-//! code and that line on stderr (otherwise the exit code must be 0). A missing, extra or
-//! reordered line fails the case.
+//! Lines after `$ ARGS` are the expected stdout, exactly (a missing, extra or reordered
+//! line fails the case); a `2> LINE` line must be on stderr; a `! CODE MESSAGE` line
+//! expects that exit code and that line on stderr (otherwise the exit code must be 0).
 
 mod common;
 
@@ -22,7 +25,7 @@ struct Case {
     args: Vec<String>,
     stdout: String,
     exit: i32,
-    stderr_line: Option<String>,
+    stderr_lines: Vec<String>,
 }
 
 fn cases(dir: &Path) -> Vec<Case> {
@@ -34,13 +37,15 @@ fn cases(dir: &Path) -> Vec<Case> {
                 args: args.split_whitespace().map(str::to_owned).collect(),
                 stdout: String::new(),
                 exit: 0,
-                stderr_line: None,
+                stderr_lines: Vec::new(),
             });
         } else if let Some(case) = cases.last_mut() {
             if let Some(rest) = line.strip_prefix("! ") {
                 let (code, message) = rest.split_once(' ').expect("! CODE MESSAGE");
                 case.exit = code.parse().expect("exit code");
-                case.stderr_line = Some(message.to_owned());
+                case.stderr_lines.push(message.to_owned());
+            } else if let Some(rest) = line.strip_prefix("2> ") {
+                case.stderr_lines.push(rest.to_owned());
             } else {
                 case.stdout.push_str(line);
                 case.stdout.push('\n');
@@ -51,15 +56,15 @@ fn cases(dir: &Path) -> Vec<Case> {
 }
 
 #[test]
-fn every_impls_case_answers_as_expected() {
-    let root = common::fixtures_dir().join("impls");
+fn every_command_case_answers_as_expected() {
+    let root = common::fixtures_dir().join("commands");
     let mut dirs: Vec<_> = std::fs::read_dir(&root)
-        .expect("fixtures/impls")
+        .expect("fixtures/commands")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.is_dir())
         .collect();
     dirs.sort();
-    assert!(dirs.len() >= 5, "the impls cases are missing");
+    assert!(dirs.len() >= 7, "the command cases are missing");
     let mut failures = Vec::new();
     for dir in dirs {
         let name = dir
@@ -67,7 +72,7 @@ fn every_impls_case_answers_as_expected() {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let copy = common::fixture(&format!("impls/{name}"));
+        let copy = common::fixture(&format!("commands/{name}"));
         common::index(copy.path());
         let cases = cases(&dir);
         assert!(!cases.is_empty(), "{name}: no cases in expected.txt");
@@ -78,16 +83,16 @@ fn every_impls_case_answers_as_expected() {
             let stderr = common::stderr(&output);
             let code = output.status.code().unwrap_or(-1);
             let stderr_ok = case
-                .stderr_line
-                .as_ref()
-                .is_none_or(|line| stderr.lines().any(|l| l == line));
+                .stderr_lines
+                .iter()
+                .all(|line| stderr.lines().any(|l| l == line));
             if stdout != case.stdout || code != case.exit || !stderr_ok {
                 failures.push(format!(
                     "{name}: `{}`\nexpected (exit {}):\n{}{}\ngot (exit {code}):\n{stdout}stderr: {stderr}",
                     case.args.join(" "),
                     case.exit,
                     case.stdout,
-                    case.stderr_line.as_deref().unwrap_or(""),
+                    case.stderr_lines.join("\n"),
                 ));
             }
         }
@@ -98,7 +103,7 @@ fn every_impls_case_answers_as_expected() {
 /// The JSON shape: the implementing type's definition, the kind, the methods.
 #[test]
 fn impls_json_names_the_type_the_kind_and_the_methods() {
-    let dir = common::fixture("impls/rust-blanket-impl");
+    let dir = common::fixture("commands/impls-rust-blanket-impl");
     common::index(dir.path());
     let (code, stdout) = common::query(dir.path(), &["impls", "Describe", "--json"]);
     assert_eq!(code, 0);
@@ -117,4 +122,37 @@ fn impls_json_names_the_type_the_kind_and_the_methods() {
     assert_eq!(hits[0]["implementor"]["qualified_name"], "File");
     assert_eq!(hits[0]["implementor"]["kind"], "struct");
     assert_eq!(hits[0]["kind"], "impl");
+}
+
+/// The impact JSON: sites with kinds and confidences, counts per file, and the count of
+/// definitions the walk did not follow past a name match.
+#[test]
+fn impact_json_says_where_the_walk_was_cut() {
+    let dir = common::fixture("commands/impact-heuristic-cut");
+    common::index(dir.path());
+    let (code, stdout) = common::query(dir.path(), &["impact", "Alpha.isMatch", "--json"]);
+    assert_eq!(code, 0);
+    let answer: serde_json::Value = serde_json::from_str(&stdout).expect("json");
+    assert_eq!(answer["heuristic_not_followed"], 1);
+    assert_eq!(answer["total"], 3);
+    assert_eq!(answer["truncated"], false);
+    assert_eq!(answer["per_file"][0]["path"], "m.ts");
+    assert_eq!(answer["per_file"][0]["sites"], 3);
+    let sites = answer["sites"].as_array().expect("sites");
+    let guess = sites
+        .iter()
+        .find(|s| s["affected"] == "guess")
+        .expect("guess");
+    assert_eq!(guess["confidence"], "heuristic");
+    assert_eq!(guess["kind"], "call");
+    assert_eq!(guess["depth"], 1);
+    assert!(!sites.iter().any(|s| s["affected"] == "caller_of_guess"));
+    let (_, limited) = common::query(
+        dir.path(),
+        &["impact", "Alpha.isMatch", "--json", "--limit", "1"],
+    );
+    let limited: serde_json::Value = serde_json::from_str(&limited).expect("json");
+    assert_eq!(limited["sites"].as_array().map(Vec::len), Some(1));
+    assert_eq!(limited["total"], 3);
+    assert_eq!(limited["truncated"], true);
 }
