@@ -102,6 +102,9 @@ enum Command {
     /// What a change to TARGET can affect: its uses (grouped by kind) and
     /// implementations, then the uses of the definitions those are in, to --depth.
     Impact(ImpactArgs),
+    /// The index as JSON Lines on stdout, for other tools: a header line, then every
+    /// symbol, then every edge (references, implementations, overrides).
+    Export(ExportArgs),
     /// Who calls a function (the call graph upwards).
     Callers(CallArgs),
     /// What a function calls (the call graph downwards).
@@ -146,6 +149,7 @@ impl Command {
             Command::Refs(args) => args.output,
             Command::Impls(args) => args.output,
             Command::Impact(args) => args.output,
+            Command::Export(_) => OutputArgs::default(),
             Command::Callers(args) | Command::Callees(args) => args.output,
             Command::Search(args) => args.output,
             Command::Status(only) | Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
@@ -335,6 +339,24 @@ struct ImpactArgs {
 }
 
 #[derive(Args)]
+struct ExportArgs {
+    /// Only the symbols.
+    #[arg(long, conflicts_with = "edges")]
+    symbols: bool,
+    /// Only the edges.
+    #[arg(long)]
+    edges: bool,
+    /// Only records of this kind: a symbol kind (function, struct, class...) or an edge
+    /// kind (call, type, import, macro, field, identifier, implements, overrides).
+    #[arg(long, value_name = "KIND")]
+    kind: Option<String>,
+    /// Export even when files changed since the index was built (the header says
+    /// `"stale": true`).
+    #[arg(long)]
+    allow_stale: bool,
+}
+
+#[derive(Args)]
 struct CallArgs {
     /// A function or method: a name, as for `find`, or a position `PATH:LINE[:COL]`.
     #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
@@ -518,6 +540,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Refs(args) => refs(&open(&cwd)?, &cwd, args, out),
         Command::Impls(args) => impls(&open(&cwd)?, &cwd, args, out),
         Command::Impact(args) => impact(&open(&cwd)?, &cwd, args, out),
+        Command::Export(args) => export(&open(&cwd)?, args, out),
         Command::Callers(args) => calls(&open(&cwd)?, &cwd, args, true, out),
         Command::Callees(args) => calls(&open(&cwd)?, &cwd, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
@@ -931,6 +954,74 @@ fn impact(index: &Index, cwd: &Path, args: &ImpactArgs, out: &mut Out) -> Result
     }
     say_freshness(index, FreshnessScope::Symbols)?;
     Ok(Found::unless_empty(&found.sites))
+}
+
+fn export(index: &Index, args: &ExportArgs, out: &mut Out) -> Result<Found> {
+    // Which streams: both unless one is asked for; a kind belongs to one of them.
+    let symbol_kind = args.kind.as_deref().and_then(SymbolKind::parse);
+    let edge_kind = args
+        .kind
+        .as_deref()
+        .and_then(|k| mcursor_index::EdgeKind::words().find(|w| *w == k));
+    if let Some(kind) = &args.kind
+        && symbol_kind.is_none()
+        && edge_kind.is_none()
+    {
+        let symbols: Vec<&str> = SymbolKind::ALL.iter().map(|k| k.as_str()).collect();
+        let edges: Vec<&str> = mcursor_index::EdgeKind::words().collect();
+        anyhow::bail!(
+            "--kind {kind}: not a symbol kind ({}) or an edge kind ({})",
+            symbols.join(", "),
+            edges.join(", ")
+        );
+    }
+    let want_symbols = !args.edges && (args.kind.is_none() || symbol_kind.is_some());
+    let want_edges = !args.symbols && (args.kind.is_none() || edge_kind.is_some());
+    if !want_symbols && !want_edges {
+        anyhow::bail!(
+            "--kind {} selects no records of the stream asked for",
+            args.kind.as_deref().unwrap_or_default()
+        );
+    }
+    let freshness = index.freshness(FreshnessScope::Symbols);
+    let warning = freshness.warning();
+    if let Some(warning) = &warning {
+        if !args.allow_stale {
+            anyhow::bail!(
+                "{warning}\nexport refused: other tools would take a stale export for the tree; --allow-stale exports it anyway, marked stale in its header"
+            );
+        }
+        render::warning(warning)?;
+    }
+    let mut contents = Vec::new();
+    if want_symbols {
+        contents.push("symbols");
+    }
+    if want_edges {
+        contents.push("edges");
+    }
+    out.json_value(&wire::ExportHeader::new(
+        index.generation(),
+        warning.is_some(),
+        contents,
+        args.kind.clone(),
+    ))?;
+    if want_symbols {
+        for symbol in index.export_symbols() {
+            if symbol_kind.is_none_or(|k| k == symbol.symbol.kind) {
+                out.json_value(&wire::SymbolRecord::from(&symbol))?;
+            }
+        }
+    }
+    if want_edges {
+        for edge in index.export_edges() {
+            if edge_kind.is_none_or(|k| k == edge.kind.as_str()) {
+                out.json_value(&wire::EdgeRecord::from(&edge))?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Found::Some)
 }
 
 fn calls(

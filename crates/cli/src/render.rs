@@ -38,7 +38,8 @@ impl Out {
     }
 
     pub fn json_value<T: serde::Serialize>(&mut self, value: &T) -> anyhow::Result<()> {
-        serde_json::to_writer(&mut self.stream, value)?;
+        // As an io::Error, so a closed pipe (`| head`) is recognised and ends quietly.
+        serde_json::to_writer(&mut self.stream, value).map_err(std::io::Error::from)?;
         writeln!(self.stream)?;
         Ok(())
     }

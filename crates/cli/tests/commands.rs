@@ -156,3 +156,84 @@ fn impact_json_says_where_the_walk_was_cut() {
     assert_eq!(limited["total"], 3);
     assert_eq!(limited["truncated"], true);
 }
+
+/// `export`: a header, every symbol (as many as `status` counts), every reference as an
+/// edge whose ids name exported symbols, then implementations and overrides; a stale
+/// index is refused unless asked for; `--kind` picks records.
+#[test]
+fn export_streams_the_whole_graph_and_refuses_a_stale_index() {
+    let dir = common::fixture("rust-basic");
+    common::index(dir.path());
+    let (code, status) = common::query(dir.path(), &["status", "--json"]);
+    assert_eq!(code, 0);
+    let status: serde_json::Value = serde_json::from_str(&status).expect("status");
+    let (code, stdout) = common::query(dir.path(), &["export"]);
+    assert_eq!(code, 0);
+    let records: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let header = &records[0];
+    assert_eq!(header["type"], "header");
+    assert_eq!(header["format"], "mcursor-export");
+    assert_eq!(header["generation"], status["generation"]);
+    assert_eq!(header["stale"], false);
+    let of = |t: &'static str| records.iter().filter(move |r| r["type"] == t);
+    let ids: std::collections::HashSet<u64> =
+        of("symbol").filter_map(|s| s["id"].as_u64()).collect();
+    assert_eq!(
+        ids.len() as u64,
+        status["symbols"].as_u64().expect("symbols")
+    );
+    let references = of("edge")
+        .filter(|e| e["kind"] != "implements" && e["kind"] != "overrides")
+        .count();
+    assert_eq!(
+        references as u64,
+        status["references"].as_u64().expect("refs")
+    );
+    for edge in of("edge") {
+        for end in ["from", "to"] {
+            if let Some(id) = edge[end].as_u64() {
+                assert!(ids.contains(&id), "{edge}");
+            }
+        }
+    }
+    let implements: Vec<_> = of("edge").filter(|e| e["kind"] == "implements").collect();
+    assert_eq!(implements.len(), 1, "{implements:?}");
+    assert_eq!(implements[0]["how"], "impl");
+    assert_eq!(of("edge").filter(|e| e["kind"] == "overrides").count(), 1);
+
+    let (_, calls) = common::query(dir.path(), &["export", "--kind", "call"]);
+    let calls: Vec<serde_json::Value> = calls
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert!(!calls.is_empty() && calls.iter().all(|e| e["kind"] == "call"));
+    let (_, structs) = common::query(dir.path(), &["export", "--symbols", "--kind", "struct"]);
+    assert!(
+        structs
+            .lines()
+            .skip(1)
+            .all(|l| l.contains("\"kind\":\"struct\""))
+    );
+    let bogus = common::mcursor(dir.path(), &["export", "--kind", "bogus"]);
+    assert_eq!(bogus.status.code(), Some(2));
+    assert!(common::stderr(&bogus).contains("not a symbol kind"));
+
+    std::fs::write(dir.path().join("src/extra.rs"), "pub fn extra() {}\n").expect("write");
+    let refused = common::mcursor(dir.path(), &["export"]);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(common::stdout(&refused).is_empty());
+    assert!(
+        common::stderr(&refused).contains("export refused"),
+        "{}",
+        common::stderr(&refused)
+    );
+    let (code, stale) = common::query(dir.path(), &["export", "--allow-stale"]);
+    assert_eq!(code, 0);
+    let header: serde_json::Value =
+        serde_json::from_str(stale.lines().next().expect("header")).expect("json");
+    assert_eq!(header["stale"], true);
+}

@@ -26,6 +26,7 @@ pub mod build;
 mod cache;
 mod dump;
 pub mod error;
+mod export;
 mod fresh;
 mod graph;
 mod impact;
@@ -46,6 +47,7 @@ pub use build::{
     build_index, check_root, decode_source, parse_only,
 };
 pub use error::{IndexError, Result};
+pub use export::{EdgeKind, ExportEdge, ExportSymbol};
 pub use fresh::{Freshness, Scope as FreshnessScope};
 pub use impact::{Impact, ImpactKind, ImpactSite};
 pub use impls::ImplHit;

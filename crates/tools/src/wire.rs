@@ -2,7 +2,9 @@
 //! and what MCP's structured results hold. Kinds, languages and confidences are the
 //! lowercase words of their enums (`function`, `rust`, `resolved`): part of the contract.
 
-use mcursor_index::{CallEdge, Impact, ImpactSite, ImplHit, RefHit, SymbolHit};
+use mcursor_index::{
+    CallEdge, EdgeKind, ExportEdge, ExportSymbol, Impact, ImpactSite, ImplHit, RefHit, SymbolHit,
+};
 use serde::Serialize;
 
 /// A definition.
@@ -200,6 +202,117 @@ pub fn impact(
         "affected_definitions": impact.definitions,
         "heuristic_not_followed": impact.heuristic_not_followed,
     })
+}
+
+/// The version of the export format (`mcursor export`): bumped when a field changes
+/// meaning or goes away (new fields may appear without a bump).
+pub const EXPORT_VERSION: u32 = 1;
+
+/// The first line of an export.
+#[derive(Debug, Serialize)]
+pub struct ExportHeader {
+    #[serde(rename = "type")]
+    pub record: &'static str,
+    pub format: &'static str,
+    pub version: u32,
+    /// The index generation exported (it moves with every update).
+    pub generation: u64,
+    /// The store's format version.
+    pub index_format: u32,
+    /// Whether the tree had changed since the index was built (`--allow-stale`).
+    pub stale: bool,
+    /// `symbols`, `edges` or both, in that order.
+    pub contents: Vec<&'static str>,
+    /// The `--kind` filter, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+}
+
+impl ExportHeader {
+    pub fn new(
+        generation: u64,
+        stale: bool,
+        contents: Vec<&'static str>,
+        kind: Option<String>,
+    ) -> Self {
+        ExportHeader {
+            record: "header",
+            format: "mcursor-export",
+            version: EXPORT_VERSION,
+            generation,
+            index_format: mcursor_index::FORMAT_VERSION,
+            stale,
+            contents,
+            kind,
+        }
+    }
+}
+
+/// One exported symbol; `id` is what edges' `from` and `to` name.
+#[derive(Debug, Serialize)]
+pub struct SymbolRecord<'a> {
+    #[serde(rename = "type")]
+    pub record: &'static str,
+    pub id: u32,
+    pub parent: Option<u32>,
+    pub member: bool,
+    pub end_column: u32,
+    #[serde(flatten)]
+    pub definition: Definition<'a>,
+}
+
+impl<'a> From<&'a ExportSymbol> for SymbolRecord<'a> {
+    fn from(s: &'a ExportSymbol) -> Self {
+        SymbolRecord {
+            record: "symbol",
+            id: s.symbol.id,
+            parent: s.parent,
+            member: s.symbol.member,
+            end_column: s.end_column,
+            definition: Definition::from(&s.symbol),
+        }
+    }
+}
+
+/// One exported edge.
+#[derive(Debug, Serialize)]
+pub struct EdgeRecord<'a> {
+    #[serde(rename = "type")]
+    pub record: &'static str,
+    /// A reference kind (`call`, `type`, `import`, `macro`, `field`, `identifier`),
+    /// `implements` or `overrides`.
+    pub kind: &'static str,
+    /// For `implements`: `impl`, `blanket` or `subtype`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub how: Option<&'static str>,
+    pub from: Option<u32>,
+    pub to: Option<u32>,
+    pub name: &'a str,
+    pub path: &'a str,
+    pub line: u32,
+    pub column: u32,
+    /// `resolved` or `heuristic`.
+    pub confidence: &'static str,
+}
+
+impl<'a> From<&'a ExportEdge> for EdgeRecord<'a> {
+    fn from(e: &'a ExportEdge) -> Self {
+        EdgeRecord {
+            record: "edge",
+            kind: e.kind.as_str(),
+            how: match e.kind {
+                EdgeKind::Implements(how) => Some(how.as_str()),
+                EdgeKind::Reference(_) | EdgeKind::Overrides => None,
+            },
+            from: e.from,
+            to: e.to,
+            name: &e.name,
+            path: &e.path,
+            line: e.line,
+            column: e.column,
+            confidence: e.confidence.as_str(),
+        }
+    }
 }
 
 /// Each of `hits` in its JSON shape.
