@@ -113,8 +113,9 @@ enum Command {
     Search(SearchArgs),
     /// What the index holds and whether files changed since it was built.
     Status(OutputOnly),
-    /// Serve the index to other agents over the Model Context Protocol (stdio).
-    Mcp,
+    /// Serve the index to other agents over the Model Context Protocol: stdio, or
+    /// streamable HTTP with --http.
+    Mcp(McpArgs),
     /// Ask the coding agent: an OpenAI-compatible model with file, shell and index tools.
     Ask(ask::AskArgs),
     /// Time symbol lookups through the index against rg, git grep and grep on this
@@ -155,7 +156,9 @@ impl Command {
             Command::Status(only) | Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
             Command::Ask(args) => args.output,
             Command::Bench(args) => args.output,
-            Command::Mcp | Command::SandboxExec { .. } | Command::Debug(_) => OutputArgs::default(),
+            Command::Mcp(_) | Command::SandboxExec { .. } | Command::Debug(_) => {
+                OutputArgs::default()
+            }
         }
     }
 }
@@ -357,6 +360,15 @@ struct ExportArgs {
 }
 
 #[derive(Args)]
+struct McpArgs {
+    /// Serve over streamable HTTP on ADDR (`127.0.0.1:8765`; port 0 picks one) instead
+    /// of stdio. Any address but loopback needs MCURSOR_MCP_TOKEN set: clients then send
+    /// `Authorization: Bearer TOKEN`.
+    #[arg(long, value_name = "ADDR")]
+    http: Option<std::net::SocketAddr>,
+}
+
+#[derive(Args)]
 struct CallArgs {
     /// A function or method: a name, as for `find`, or a position `PATH:LINE[:COL]`.
     #[arg(value_parser = clap::builder::NonEmptyStringValueParser::new())]
@@ -551,8 +563,25 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         } else {
             Found::None
         }),
-        Command::Mcp => {
-            mcursor_mcp::serve_stdio(&cwd)?;
+        Command::Mcp(args) => {
+            match args.http {
+                None => mcursor_mcp::serve_stdio(&cwd)?,
+                Some(address) => {
+                    let token = std::env::var("MCURSOR_MCP_TOKEN").ok();
+                    let with_token = token.as_deref().is_some_and(|t| !t.is_empty());
+                    mcursor_mcp::serve_http(&cwd, address, token, |bound| {
+                        let _ = render::message(&format!(
+                            "MCP on http://{bound}{} ({}); Ctrl-C stops",
+                            mcursor_mcp::MCP_PATH,
+                            if with_token {
+                                "bearer token required"
+                            } else {
+                                "this machine only, no token"
+                            }
+                        ));
+                    })?
+                }
+            }
             Ok(Found::Some)
         }
         Command::Sandbox(SandboxCommand::Doctor(_)) => Ok(if sandbox::doctor(&cwd, out)? {

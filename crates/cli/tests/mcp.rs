@@ -430,3 +430,64 @@ fn the_readme_session_is_what_the_server_answers() {
     }
     assert_eq!(checked, 3, "initialize, tools/list and tools/call");
 }
+
+/// The index is a resource; a subscriber hears `notifications/resources/updated` when
+/// another process moves the generation, and the next call answers from it.
+#[test]
+fn subscribers_hear_when_the_index_generation_moves() {
+    let dir = common::fixture("rust-basic");
+    common::index(dir.path());
+    let mut client = Client::start(dir.path());
+    client.request(
+        1,
+        "initialize",
+        json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "mcursor-test", "version": "0"}
+        }),
+    );
+    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let resources = client.request(2, "resources/list", json!({}));
+    assert_eq!(
+        resources["result"]["resources"][0]["uri"], "mcursor://index",
+        "{resources}"
+    );
+    let read = client.request(3, "resources/read", json!({"uri": "mcursor://index"}));
+    let status: Value = serde_json::from_str(
+        read["result"]["contents"][0]["text"]
+            .as_str()
+            .expect("text"),
+    )
+    .expect("status JSON");
+    assert!(
+        status["symbols"].as_u64().is_some_and(|n| n > 0),
+        "{status}"
+    );
+    let unknown = client.request(4, "resources/subscribe", json!({"uri": "mcursor://other"}));
+    assert!(unknown.get("error").is_some(), "{unknown}");
+    let subscribed = client.request(5, "resources/subscribe", json!({"uri": "mcursor://index"}));
+    assert!(subscribed.get("error").is_none(), "{subscribed}");
+
+    std::fs::write(dir.path().join("src/later.rs"), "pub fn later() {}\n").expect("write");
+    common::index(dir.path());
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if client.notifications.iter().any(|n| {
+            n["method"] == "notifications/resources/updated"
+                && n["params"]["uri"] == "mcursor://index"
+        }) {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no update notification: {:?}",
+            client.notifications
+        );
+        if let Ok(message) = client.lines.recv_timeout(Duration::from_millis(200)) {
+            client.notifications.push(message);
+        }
+    }
+    let found = client.call(6, "find_symbol", json!({"name": "later"}));
+    assert!(text_of(&found).contains("src/later.rs"), "{found}");
+}

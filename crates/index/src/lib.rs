@@ -74,6 +74,15 @@ pub(crate) fn committed_generation(index: &tantivy::Index) -> Option<u64> {
     generation_from_payload(&payload)
 }
 
+/// The generation of `root`'s index as last committed, read from the text index's
+/// `meta.json` alone (no index opened): cheap enough to poll, for servers that announce
+/// updates. `None` without an index.
+pub fn current_generation(root: &std::path::Path) -> Option<u64> {
+    let meta = std::fs::read(root.join(walk::INDEX_DIR).join(TEXT_DIR).join("meta.json")).ok()?;
+    let meta: serde_json::Value = serde_json::from_slice(&meta).ok()?;
+    generation_from_payload(meta.get("payload")?.as_str()?)
+}
+
 fn generation_from_payload(payload: &str) -> Option<u64> {
     serde_json::from_str::<serde_json::Value>(payload)
         .ok()?

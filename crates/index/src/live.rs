@@ -3,7 +3,8 @@
 //!
 //! [`LiveIndex::get`] builds the index when there is none, and otherwise looks at the
 //! tree at most once per [`LOOK_EVERY`]: an unchanged tree costs one walk and commits
-//! nothing, a changed one is updated incrementally and the new generation opened. While
+//! nothing, a changed one is updated incrementally and the new generation opened; between
+//! looks, a generation another process committed is opened at once. While
 //! another process writes the index, a reader that has one answers from it rather than
 //! wait (the next look picks the update up). [`LiveIndex::after_change`] is for a reader
 //! that changed files itself: it updates at once, waiting for other writers, so the
@@ -50,6 +51,13 @@ impl LiveIndex {
         let mut state = self.lock();
         let recent = state.looked.is_some_and(|t| t.elapsed() < LOOK_EVERY);
         if recent && let Some(index) = &state.index {
+            // Another process may have committed since (`mcursor index`, a `watch`): a
+            // newer generation is opened, not built (one small file read to know).
+            if crate::current_generation(&self.root).is_some_and(|g| g != index.generation()) {
+                let index = Arc::new(Index::open_root(&self.root)?);
+                state.index = Some(index.clone());
+                return Ok(index);
+            }
             return Ok(index.clone());
         }
         self.update(&mut state, None, false, progress)
