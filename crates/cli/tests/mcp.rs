@@ -437,17 +437,7 @@ fn the_readme_session_is_what_the_server_answers() {
 fn subscribers_hear_when_the_index_generation_moves() {
     let dir = common::fixture("rust-basic");
     common::index(dir.path());
-    let mut client = Client::start(dir.path());
-    client.request(
-        1,
-        "initialize",
-        json!({
-            "protocolVersion": "2025-06-18",
-            "capabilities": {},
-            "clientInfo": {"name": "mcursor-test", "version": "0"}
-        }),
-    );
-    client.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let mut client = initialized(dir.path());
     let resources = client.request(2, "resources/list", json!({}));
     assert_eq!(
         resources["result"]["resources"][0]["uri"], "mcursor://index",

@@ -1282,11 +1282,12 @@ fn prepare_patch(
             .get(&record.file)?
             .containers
             .get(record.container as usize)?;
-        let mut row = record.to_row();
-        row.line = container.start.line;
-        row.column = container.start.column;
-        row.end_line = container.end.line;
-        implementations.push(row);
+        implementations.push(store::ImplRecord {
+            line: container.start.line,
+            column: container.start.column,
+            end_line: container.end.line,
+            ..record
+        });
     }
     let mut meta = store.meta();
     let source_bytes = meta

@@ -102,7 +102,7 @@ impl Index {
                 kind: EdgeKind::Implements(i.kind),
                 from: i.implementor,
                 to: Some(i.supertype),
-                name: i.implementor_text.to_owned(),
+                name: i.implementor_text,
                 path: store
                     .file(i.file)
                     .map(|f| f.path.to_owned())

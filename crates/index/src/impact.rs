@@ -148,30 +148,34 @@ impl Index {
                             .collect()
                     };
                     to_follow.extend(followed.iter().map(|s| s.id));
-                    // Where: the implementing member, or the implementation's block.
-                    let (path, line, column) =
-                        match (definition.member, implementation.methods.first()) {
-                            (true, Some(method)) => {
-                                (method.path.clone(), method.line, method.column)
-                            }
-                            _ => (
-                                implementation.path.clone(),
-                                implementation.line,
-                                implementation.column,
-                            ),
-                        };
+                    // Where and who: the implementing member, or the implementation's
+                    // block and type.
+                    let member = definition
+                        .member
+                        .then(|| implementation.methods.first())
+                        .flatten();
+                    let (path, line, column, name) = match member {
+                        Some(method) => (
+                            method.path.clone(),
+                            method.line,
+                            method.column,
+                            method.qualified_name.clone(),
+                        ),
+                        None => (
+                            implementation.path.clone(),
+                            implementation.line,
+                            implementation.column,
+                            implementation
+                                .implementor
+                                .as_ref()
+                                .map_or(implementation.implementor_text.clone(), |s| {
+                                    s.qualified_name.clone()
+                                }),
+                        ),
+                    };
                     if !seen_sites.insert((path.clone(), line, column)) {
                         continue;
                     }
-                    let name = match (definition.member, implementation.methods.first()) {
-                        (true, Some(method)) => method.qualified_name.clone(),
-                        _ => implementation
-                            .implementor
-                            .as_ref()
-                            .map_or(implementation.implementor_text.clone(), |s| {
-                                s.qualified_name.clone()
-                            }),
-                    };
                     affected.insert(name.clone());
                     out.sites.push(ImpactSite {
                         depth: level,

@@ -7,7 +7,7 @@
 use std::collections::HashSet;
 
 use crate::query::{Index, Page, SymbolHit};
-use crate::store::{ImplInfo, ImplKind};
+use crate::store::{ImplKind, ImplRecord};
 
 /// Levels followed below the asked-for symbols (a subclass of a subclass is level 2).
 const MAX_DEPTH: u32 = 8;
@@ -26,8 +26,8 @@ pub struct ImplHit {
     pub kind: ImplKind,
     /// The implementing type, when it is defined in the repository.
     pub implementor: Option<SymbolHit>,
-    /// The implementing type as written (`Parser`, `Vec<T>`; for a blanket impl
-    /// `impl Display`: every type with those bounds).
+    /// The implementing type as written (`Parser`, `Vec<T>`; for a blanket impl its
+    /// parameter and bounds, `P: Source`: every type with those bounds).
     pub implementor_text: String,
     /// Where the implementation (the `impl` block, the class) starts.
     pub path: String,
@@ -91,7 +91,7 @@ impl Index {
         out.page()
     }
 
-    fn type_implementation(&self, record: &ImplInfo<'_>, implements: &str, depth: u32) -> ImplHit {
+    fn type_implementation(&self, record: &ImplRecord, implements: &str, depth: u32) -> ImplHit {
         let path = self.store.file(record.file).map(|f| f.path.to_owned());
         // The block's methods that implement a member of the implemented type.
         let methods = self
@@ -118,7 +118,7 @@ impl Index {
                 .implementor
                 .and_then(|id| self.store.symbol(id))
                 .map(|s| self.hit(&s)),
-            implementor_text: record.implementor_text.to_owned(),
+            implementor_text: record.implementor_text.clone(),
             path: path.unwrap_or_default(),
             line: record.line,
             column: record.column,

@@ -200,15 +200,15 @@ pub(crate) struct RefRow {
     pub shape: RefShape,
 }
 
-/// One declared supertype, as the resolver hands it to the writer.
+/// One declared supertype: as the resolver hands it to the writer, and as read back.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ImplRow {
+pub struct ImplRecord {
     /// The trait, interface or class implemented or extended.
     pub supertype: u32,
-    /// The implementing type's symbol; `NONE` for a blanket impl or a type outside the
+    /// The implementing type's symbol; `None` for a blanket impl or a type outside the
     /// repository (`impl MyTrait for String`).
-    pub implementor: u32,
-    /// The implementing type as written (`Parser`, `Vec<T>`, `impl Display`).
+    pub implementor: Option<u32>,
+    /// The implementing type as written (`Parser`, `Vec<T>`, `P: Source`).
     pub implementor_text: String,
     pub file: u32,
     /// The container's index among its file's containers (a patch moves its position).
@@ -219,7 +219,7 @@ pub(crate) struct ImplRow {
     pub kind: ImplKind,
 }
 
-impl ImplRow {
+impl ImplRecord {
     fn key(&self) -> (u32, u32, u32, u32, u32) {
         (
             self.supertype,
@@ -228,36 +228,6 @@ impl ImplRow {
             self.column,
             self.container,
         )
-    }
-}
-
-/// A decoded implementation record.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ImplInfo<'a> {
-    pub supertype: u32,
-    pub implementor: Option<u32>,
-    pub implementor_text: &'a str,
-    pub file: u32,
-    pub container: u32,
-    pub line: u32,
-    pub column: u32,
-    pub end_line: u32,
-    pub kind: ImplKind,
-}
-
-impl ImplInfo<'_> {
-    pub(crate) fn to_row(&self) -> ImplRow {
-        ImplRow {
-            supertype: self.supertype,
-            implementor: self.implementor.unwrap_or(NONE),
-            implementor_text: self.implementor_text.to_owned(),
-            file: self.file,
-            container: self.container,
-            line: self.line,
-            column: self.column,
-            end_line: self.end_line,
-            kind: self.kind,
-        }
     }
 }
 
@@ -275,7 +245,7 @@ pub(crate) struct StoreData {
     pub overrides: Vec<(u32, u32)>,
     /// Declared supertypes. In a patch, those of the patched files only (their
     /// positions may have moved; the rest are the base's).
-    pub implementations: Vec<ImplRow>,
+    pub implementations: Vec<ImplRecord>,
     pub meta: serde_json::Value,
 }
 
@@ -416,13 +386,13 @@ fn encode_section<'a>(
             }
         }
         Section::Implementations => {
-            let mut rows: Vec<&ImplRow> = data.implementations.iter().collect();
+            let mut rows: Vec<&ImplRecord> = data.implementations.iter().collect();
             rows.sort_by_key(|r| r.key());
             for r in rows {
                 let (o, l) = strings.add(&r.implementor_text);
                 for v in [
                     r.supertype,
-                    r.implementor,
+                    r.implementor.unwrap_or(NONE),
                     r.file,
                     r.container,
                     r.line,
@@ -904,7 +874,7 @@ impl Layer {
             .collect()
     }
 
-    fn implementation(&self, index: u32) -> Option<ImplInfo<'_>> {
+    fn implementation(&self, index: u32) -> Option<ImplRecord> {
         let records = self.section(Section::Implementations);
         let at = index as usize * IMPL_RECORD;
         if at + IMPL_RECORD > records.len() {
@@ -912,10 +882,10 @@ impl Layer {
         }
         let u = |i: usize| le_u32(records, at + i * 4);
         let implementor = u(1);
-        Some(ImplInfo {
+        Some(ImplRecord {
             supertype: u(0),
             implementor: (implementor != NONE).then_some(implementor),
-            implementor_text: self.string(u(7), u(8)),
+            implementor_text: self.string(u(7), u(8)).to_owned(),
             file: u(2),
             container: u(3),
             line: u(4),
@@ -933,7 +903,7 @@ impl Layer {
     }
 
     /// The records whose supertype is `supertype`, ordered by file and line.
-    fn implementations_of_type(&self, supertype: u32) -> impl Iterator<Item = ImplInfo<'_>> {
+    fn implementations_of_type(&self, supertype: u32) -> impl Iterator<Item = ImplRecord> + '_ {
         let records = self.section(Section::Implementations);
         let supertype_of = |i: u32| le_u32(records, i as usize * IMPL_RECORD);
         let start = partition_point(self.implementation_count(), |i| supertype_of(i) < supertype);
@@ -1189,11 +1159,11 @@ impl Store {
 
     /// The declared implementations of type `supertype` (a trait, interface or class):
     /// `impl`s, blanket impls, subclasses, subtraits. Ordered by file and line.
-    pub fn implementors(&self, supertype: u32) -> Vec<ImplInfo<'_>> {
+    pub fn implementors(&self, supertype: u32) -> Vec<ImplRecord> {
         let Some(base) = &self.base else {
             return self.top.implementations_of_type(supertype).collect();
         };
-        let mut out: Vec<ImplInfo<'_>> = base
+        let mut out: Vec<ImplRecord> = base
             .implementations_of_type(supertype)
             .filter(|r| self.patch_of_file(r.file).is_none())
             .chain(self.top.implementations_of_type(supertype))
@@ -1204,9 +1174,9 @@ impl Store {
 
     /// Every implementation record, the patch's replacing the base's for patched files,
     /// ordered by (supertype, file, line).
-    pub fn all_implementations(&self) -> Vec<ImplInfo<'_>> {
+    pub fn all_implementations(&self) -> Vec<ImplRecord> {
         let whole = self.whole();
-        let mut out: Vec<ImplInfo<'_>> = (0..whole.implementation_count())
+        let mut out: Vec<ImplRecord> = (0..whole.implementation_count())
             .filter_map(|i| whole.implementation(i))
             .filter(|r| self.base.is_none() || self.patch_of_file(r.file).is_none())
             .collect();
@@ -1310,9 +1280,9 @@ mod tests {
                 shape: RefShape::Bare,
             }],
             overrides: vec![(1, 0)],
-            implementations: vec![ImplRow {
+            implementations: vec![ImplRecord {
                 supertype: 0,
-                implementor: 1,
+                implementor: Some(1),
                 implementor_text: "alpha".into(),
                 file: 0,
                 container: 0,

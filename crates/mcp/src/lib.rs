@@ -210,6 +210,13 @@ impl IndexServer {
     }
 }
 
+fn unknown_resource(uri: &str) -> ErrorData {
+    ErrorData::resource_not_found(
+        format!("no resource {uri}; the one resource is {INDEX_RESOURCE}"),
+        None,
+    )
+}
+
 /// Whether two peers are one session: clones of a session's peer share its client info.
 fn same_session(a: &Peer<RoleServer>, b: &Peer<RoleServer>) -> bool {
     match (a.peer_info(), b.peer_info()) {
@@ -280,13 +287,7 @@ impl ServerHandler for IndexServer {
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, ErrorData> {
         if request.uri != INDEX_RESOURCE {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "no resource {}; the one resource is {INDEX_RESOURCE}",
-                    request.uri
-                ),
-                None,
-            ));
+            return Err(unknown_resource(&request.uri));
         }
         let tools = self.tools.clone();
         let answer = tokio::task::spawn_blocking(move || {
@@ -315,13 +316,7 @@ impl ServerHandler for IndexServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), ErrorData> {
         if request.uri != INDEX_RESOURCE {
-            return Err(ErrorData::resource_not_found(
-                format!(
-                    "no resource {}; the one resource is {INDEX_RESOURCE}",
-                    request.uri
-                ),
-                None,
-            ));
+            return Err(unknown_resource(&request.uri));
         }
         let mut subscribers = self.subscribers();
         subscribers.retain(|p| !p.is_transport_closed());

@@ -29,7 +29,7 @@ use mcursor_syntax::{
 use rayon::prelude::*;
 
 use super::{CompactFacts, Def, Outcome, Place, Tables};
-use crate::store::{ImplKind, ImplRow, NONE};
+use crate::store::{ImplKind, ImplRecord, NONE};
 
 /// Types visited while looking for a member among supertypes.
 const MAX_SUPERTYPES: usize = 32;
@@ -152,7 +152,7 @@ pub(super) struct TypeIndex {
     /// (member, the trait, interface or base member it implements or overrides).
     pub overrides: Vec<(u32, u32)>,
     /// Every declared supertype of the repository's containers (for `mcursor impls`).
-    pub implementations: Vec<ImplRow>,
+    pub implementations: Vec<ImplRecord>,
 }
 
 /// How deep the evaluation functions may nest on one thread, whatever depth their
@@ -205,7 +205,7 @@ struct FileTypes {
     deref_targets: Vec<(u32, u32)>,
     /// (member, trait type) pairs to find overrides in once members are known.
     implements: Vec<(u32, Ty)>,
-    implementations: Vec<ImplRow>,
+    implementations: Vec<ImplRecord>,
 }
 
 impl TypeIndex {
@@ -593,11 +593,11 @@ impl Tables<'_> {
                 let Ty::Repo(supertype) = supertype else {
                     continue;
                 };
-                out.implementations.push(ImplRow {
+                out.implementations.push(ImplRecord {
                     supertype: *supertype,
                     implementor: match &ty {
-                        Ty::Repo(sid) => *sid,
-                        _ => NONE,
+                        Ty::Repo(sid) => Some(*sid),
+                        _ => None,
                     },
                     implementor_text: implementor_text(container),
                     file: fid,
