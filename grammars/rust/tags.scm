@@ -33,6 +33,10 @@
   (reference_type type: (type_identifier) @scope.name)
   (reference_type type: (generic_type type: (type_identifier) @scope.name))
   (reference_type type: (scoped_type_identifier name: (type_identifier) @scope.name))
+  (primitive_type) @scope.name
+  (reference_type type: (primitive_type) @scope.name)
+  (array_type) @scope.name
+  (reference_type type: (array_type) @scope.name)
 ]) @scope.container
 (enum_item name: (type_identifier) @scope.name) @scope.container
 (struct_item name: (type_identifier) @scope.name) @scope.container

@@ -5,15 +5,27 @@ use std::fmt::Write;
 
 use crate::{Callee, FileFacts, TypeRef, ValueChain, ValueRoot, ValueStep};
 
-/// `Vec<Foo>`, `Self`, `impl A + B`, `[T]`, `str` (built in), `?` (unknown).
+/// `Vec<Foo>`, `Self`, `impl A + B`, `[T]`, `builtin str`, `?` (unknown): the facts'
+/// view, which marks built-in types.
 pub fn describe_type(ty: &TypeRef) -> String {
+    render_type(ty, true)
+}
+
+/// A type as a reader writes it: [`describe_type`] without the `builtin` marks
+/// (`Vec<u8>`, `[u8]`, `str`).
+pub fn display_type(ty: &TypeRef) -> String {
+    render_type(ty, false)
+}
+
+fn render_type(ty: &TypeRef, mark_builtins: bool) -> String {
+    let describe_type = |t: &TypeRef| render_type(t, mark_builtins);
     match ty {
         TypeRef::Named { path, args } if args.is_empty() => path.join("::"),
         TypeRef::Named { path, args } => format!(
             "{}<{}>",
             path.join("::"),
             args.iter()
-                .map(describe_type)
+                .map(&describe_type)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -22,7 +34,7 @@ pub fn describe_type(ty: &TypeRef) -> String {
             "impl {}",
             bounds
                 .iter()
-                .map(describe_type)
+                .map(&describe_type)
                 .collect::<Vec<_>>()
                 .join(" + ")
         ),
@@ -31,25 +43,26 @@ pub fn describe_type(ty: &TypeRef) -> String {
             "({})",
             elements
                 .iter()
-                .map(describe_type)
+                .map(&describe_type)
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
         TypeRef::Union(members) => members
             .iter()
-            .map(describe_type)
+            .map(&describe_type)
             .collect::<Vec<_>>()
             .join(" | "),
         TypeRef::Function { params, ret } => format!(
             "fn({}) -> {}",
             params
                 .iter()
-                .map(describe_type)
+                .map(&describe_type)
                 .collect::<Vec<_>>()
                 .join(", "),
             describe_type(ret)
         ),
-        TypeRef::Builtin(name) => format!("builtin {name}"),
+        TypeRef::Builtin(name) if mark_builtins => format!("builtin {name}"),
+        TypeRef::Builtin(name) => name.clone(),
         TypeRef::Unknown => "?".to_owned(),
     }
 }

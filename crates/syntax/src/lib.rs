@@ -27,7 +27,7 @@ mod receivers;
 
 use std::time::Duration;
 
-pub use describe::{describe_chain, describe_facts, describe_type};
+pub use describe::{describe_chain, describe_facts, describe_type, display_type};
 pub use extract::{EXPRESSION_QUALIFIER, parse_source, syntax_error_lines};
 pub use lang::{
     Family, LANGUAGES, Lang, LangSpec, LanguageSupport, QueryError, QueryFile, TEXT_ONLY_LANGUAGES,

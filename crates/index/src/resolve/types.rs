@@ -24,7 +24,7 @@ use std::cell::RefCell;
 use rustc_hash::FxHashMap as HashMap;
 
 use mcursor_syntax::{
-    Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep, describe_type,
+    Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep, display_type,
 };
 use rayon::prelude::*;
 
@@ -1298,9 +1298,9 @@ fn implementor_text(container: &mcursor_syntax::Container) -> String {
                 .strip_prefix('<')
                 .and_then(|n| n.split(" as ").next())
                 .unwrap_or("T");
-            let bounds: Vec<String> = bounds.iter().map(describe_type).collect();
+            let bounds: Vec<String> = bounds.iter().map(display_type).collect();
             format!("{parameter}: {}", bounds.join(" + "))
         }
-        other => describe_type(other),
+        other => display_type(other),
     }
 }
