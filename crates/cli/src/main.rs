@@ -71,6 +71,16 @@ impl OutputArgs {
     }
 }
 
+#[derive(Args)]
+struct StatusArgs {
+    /// List every file with syntax errors (`path:line` of its first error) instead of
+    /// the summary.
+    #[arg(long)]
+    syntax_errors: bool,
+    #[command(flatten)]
+    output: OutputArgs,
+}
+
 /// A command whose only options say how it prints.
 #[derive(Args)]
 struct OutputOnly {
@@ -112,7 +122,7 @@ enum Command {
     /// Full-text code search: words match whole identifiers and their sub-words.
     Search(SearchArgs),
     /// What the index holds and whether files changed since it was built.
-    Status(OutputOnly),
+    Status(StatusArgs),
     /// Serve the index to other agents over the Model Context Protocol: stdio, or
     /// streamable HTTP with --http.
     Mcp(McpArgs),
@@ -153,7 +163,8 @@ impl Command {
             Command::Export(_) => OutputArgs::default(),
             Command::Callers(args) | Command::Callees(args) => args.output,
             Command::Search(args) => args.output,
-            Command::Status(only) | Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
+            Command::Status(args) => args.output,
+            Command::Sandbox(SandboxCommand::Doctor(only)) => only.output,
             Command::Ask(args) => args.output,
             Command::Bench(args) => args.output,
             Command::Mcp(_) | Command::SandboxExec { .. } | Command::Debug(_) => {
@@ -556,7 +567,7 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         Command::Callers(args) => calls(&open(&cwd)?, &cwd, args, true, out),
         Command::Callees(args) => calls(&open(&cwd)?, &cwd, args, false, out),
         Command::Search(args) => search(&open(&cwd)?, args, out),
-        Command::Status(_) => status(&open(&cwd)?, out),
+        Command::Status(args) => status(&open(&cwd)?, args, out),
         Command::Bench(args) => bench(&cwd, args, out),
         Command::Ask(args) => Ok(if ask::run(&cwd, args, out.json)? {
             Found::Some
@@ -680,7 +691,19 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
     bar.finish_and_clear();
     let summary = summary?;
     if out.json {
-        out.json_value(&summary)?;
+        // The files with syntax errors, named (the summary only counts them).
+        let mut value = serde_json::to_value(&summary)?;
+        if summary.syntax_errors > 0
+            && let Some(fields) = value.as_object_mut()
+        {
+            let errors =
+                Index::open_root(&root)?.syntax_errors(mcursor_index::STATUS_SYNTAX_ERRORS);
+            fields.insert(
+                "syntax_error_files".into(),
+                serde_json::to_value(&errors.files)?,
+            );
+        }
+        out.json_value(&value)?;
     } else {
         render::index_summary(out, &summary)?;
     }
@@ -1167,7 +1190,21 @@ fn bench(cwd: &Path, args: &BenchArgs, out: &mut Out) -> Result<Found> {
     Ok(Found::Some)
 }
 
-fn status(index: &Index, out: &mut Out) -> Result<Found> {
+fn status(index: &Index, args: &StatusArgs, out: &mut Out) -> Result<Found> {
+    if args.syntax_errors {
+        let errors = index.syntax_errors(usize::MAX);
+        if out.json {
+            out.json_value(&errors)?;
+        } else {
+            render::syntax_errors(out, &errors, false)?;
+            out.flush()?;
+            render::message(&format!(
+                "{} files with syntax errors (indexed from their valid parts)",
+                errors.total
+            ))?;
+        }
+        return Ok(Found::unless_empty(&errors.files));
+    }
     let status = index.status();
     if out.json {
         out.json_value(&status)?;

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mcursor_index::escape_controls;
 use mcursor_index::{
     BuildSummary, CallEdge, Confidence, ImpactSite, ImplHit, RefConfidence, RefHit, SearchHit,
-    Status, SymbolHit, WatchEvent,
+    Status, SymbolHit, SyntaxErrors, WatchEvent,
 };
 
 pub const ERROR: Style = AnsiColor::Red.on_default().bold();
@@ -493,7 +493,7 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
     if s.syntax_errors > 0 {
         writeln!(
             out.stream,
-            "{} files have syntax errors (indexed from their valid parts)",
+            "{} files have syntax errors (indexed from their valid parts); `mcursor status --syntax-errors` lists them",
             s.syntax_errors
         )?;
     }
@@ -580,6 +580,49 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
                 writeln!(out.stream, "  {label:<8} ... and {} more", paths.len() - 20)?;
             }
         }
+    }
+    syntax_errors(out, &s.syntax_errors, true)?;
+    Ok(())
+}
+
+/// Files indexed from their valid parts: a heading, then `path:line` each; with
+/// `heading`, a last line says how to see them all when some are left out.
+pub fn syntax_errors(out: &mut Out, errors: &SyntaxErrors, heading: bool) -> anyhow::Result<()> {
+    if errors.total == 0 {
+        return Ok(());
+    }
+    if heading {
+        writeln!(
+            out.stream,
+            "{}",
+            paint(
+                WARN,
+                format!(
+                    "{} files have syntax errors (indexed from their valid parts):",
+                    errors.total
+                )
+            )
+        )?;
+    }
+    let indent = if heading { "  " } else { "" };
+    for f in &errors.files {
+        let at = match (f.line, f.timed_out) {
+            (_, true) => ": parse timed out".to_owned(),
+            (Some(line), false) => format!(":{line}"),
+            (None, false) => " (no longer readable)".to_owned(),
+        };
+        writeln!(
+            out.stream,
+            "{indent}{}{at}",
+            paint(PATH, escape_controls(&f.path))
+        )?;
+    }
+    if heading && errors.files.len() < errors.total {
+        writeln!(
+            out.stream,
+            "  ... and {} more: `mcursor status --syntax-errors` lists them all",
+            errors.total - errors.files.len()
+        )?;
     }
     Ok(())
 }

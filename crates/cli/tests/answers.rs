@@ -468,3 +468,39 @@ fn callers_of_a_name_shared_by_several_types_are_listed_once() {
     let sure = edges.iter().find(|e| e["caller"] == "sure").expect("sure");
     assert!(sure.get("candidates").is_none(), "{sure}");
 }
+
+/// Files indexed from their valid parts are named, with the first error line: in
+/// `status`, `status --syntax-errors` (all of them) and `index --json`; the index
+/// summary says how to list them.
+#[test]
+fn files_with_syntax_errors_are_named_with_their_first_error_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir(dir.path().join("src")).expect("mkdir");
+    std::fs::write(dir.path().join("src/a.rs"), "pub fn ok() {}\n").expect("write");
+    std::fs::write(
+        dir.path().join("src/b.rs"),
+        "pub fn fine() {}\n\npub fn broken( {\n",
+    )
+    .expect("write");
+    let built = mcursor(dir.path(), &["index"]);
+    assert!(
+        stdout(&built).contains("`mcursor status --syntax-errors` lists them"),
+        "{}",
+        stdout(&built)
+    );
+    let status = stdout(&mcursor(dir.path(), &["status"]));
+    assert!(status.contains("1 files have syntax errors"), "{status}");
+    assert!(status.contains("  src/b.rs:3"), "{status}");
+    let all = mcursor(dir.path(), &["status", "--syntax-errors"]);
+    assert_eq!(all.status.code(), Some(0));
+    assert_eq!(stdout(&all), "src/b.rs:3\n");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&mcursor(dir.path(), &["index", "--json"]))).expect("json");
+    assert_eq!(json["syntax_error_files"][0]["path"], "src/b.rs");
+    assert_eq!(json["syntax_error_files"][0]["line"], 3);
+    std::fs::write(dir.path().join("src/b.rs"), "pub fn fixed() {}\n").expect("write");
+    index(dir.path());
+    let none = mcursor(dir.path(), &["status", "--syntax-errors"]);
+    assert_eq!(none.status.code(), Some(1));
+    assert!(stderr(&none).contains("0 files with syntax errors"));
+}

@@ -55,7 +55,8 @@ pub use live::LiveIndex;
 pub use lock::LockWait;
 pub use query::{
     CallEdge, FindQuery, Index, MAX_QUERY_BYTES, MAX_QUERY_WORDS, Page, RefConfidence, RefHit,
-    RefTarget, RefsQuery, SearchHit, SearchQuery, Status, SymbolHit, UnreadMention,
+    RefTarget, RefsQuery, STATUS_SYNTAX_ERRORS, SearchHit, SearchQuery, Status, SymbolHit,
+    SyntaxErrorFile, SyntaxErrors, UnreadMention,
 };
 pub use store::{Confidence, FORMAT_VERSION, ImplKind};
 pub use walk::{INDEX_DIR, SkipReason};

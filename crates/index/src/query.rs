@@ -300,6 +300,31 @@ pub struct Status {
     pub deleted: Vec<String>,
     /// Files moved with their content unchanged (`from` is the indexed path).
     pub renamed: Vec<ChangedFile>,
+    /// Files indexed from their valid parts only (the first [`STATUS_SYNTAX_ERRORS`]).
+    pub syntax_errors: SyntaxErrors,
+}
+
+/// How many files with syntax errors `status` names (each is parsed again to find its
+/// first error line).
+pub const STATUS_SYNTAX_ERRORS: usize = 20;
+
+/// Files the parser could read only in part.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SyntaxErrors {
+    /// How many there are.
+    pub total: usize,
+    /// The first of them, by path.
+    pub files: Vec<SyntaxErrorFile>,
+}
+
+/// A file with syntax errors (or whose parse timed out).
+#[derive(Debug, Clone, Serialize)]
+pub struct SyntaxErrorFile {
+    pub path: String,
+    /// The first line inside a syntax error; `None` when the parse timed out or the file
+    /// could not be read again.
+    pub line: Option<u32>,
+    pub timed_out: bool,
 }
 
 /// An opened index generation. Cheap to open; safe to share between threads.
@@ -1395,6 +1420,48 @@ impl Index {
         Ok(unread)
     }
 
+    /// The files indexed from their valid parts only: how many, and the first `limit` by
+    /// path with the first line of their first syntax error (found by parsing them again).
+    pub fn syntax_errors(&self, limit: usize) -> SyntaxErrors {
+        let flagged: Vec<(String, Lang, bool)> = (0..self.store.file_count())
+            .filter_map(|i| self.store.file(i))
+            .filter(|f| f.syntax_errors || f.timed_out)
+            .filter_map(|f| Some((f.path.to_owned(), f.lang?, f.timed_out)))
+            .collect();
+        let first_error = |(path, lang, timed_out): &(String, Lang, bool)| {
+            let line = if *timed_out {
+                None
+            } else {
+                read_text(&self.source, path).and_then(|text| {
+                    mcursor_syntax::syntax_error_lines(
+                        *lang,
+                        text.as_bytes(),
+                        &mcursor_syntax::ParseConfig::default(),
+                    )?
+                    .iter()
+                    .map(|r| *r.start())
+                    .min()
+                })
+            };
+            SyntaxErrorFile {
+                path: path.clone(),
+                line,
+                timed_out: *timed_out,
+            }
+        };
+        let shown = &flagged[..flagged.len().min(limit)];
+        // Parsing costs far more than reading: in parallel past a few files.
+        let files = if shown.len() < 4 {
+            shown.iter().map(first_error).collect()
+        } else {
+            shown.par_iter().map(first_error).collect()
+        };
+        SyntaxErrors {
+            total: flagged.len(),
+            files,
+        }
+    }
+
     /// Index summary, and what changed in the working tree since it was built (by size and
     /// modification time; no file is parsed).
     pub fn status(&self) -> Status {
@@ -1447,6 +1514,7 @@ impl Index {
             added,
             deleted,
             renamed,
+            syntax_errors: self.syntax_errors(STATUS_SYNTAX_ERRORS),
         }
     }
 }
