@@ -1206,10 +1206,16 @@ fn status(index: &Index, args: &StatusArgs, out: &mut Out) -> Result<Found> {
         return Ok(Found::unless_empty(&errors.files));
     }
     let status = index.status();
+    let errors = index.syntax_errors(mcursor_index::STATUS_SYNTAX_ERRORS);
     if out.json {
-        out.json_value(&status)?;
+        let mut value = serde_json::to_value(&status)?;
+        if let Some(fields) = value.as_object_mut() {
+            fields.insert("syntax_errors".into(), serde_json::to_value(&errors)?);
+        }
+        out.json_value(&value)?;
     } else {
         render::status(out, &status)?;
+        render::syntax_errors(out, &errors, true)?;
     }
     Ok(Found::Some)
 }

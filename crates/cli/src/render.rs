@@ -581,7 +581,6 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
             }
         }
     }
-    syntax_errors(out, &s.syntax_errors, true)?;
     Ok(())
 }
 

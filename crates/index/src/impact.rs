@@ -131,10 +131,8 @@ impl Index {
                     });
                 }
                 for implementation in self
-                    .implementors(std::slice::from_ref(definition))
+                    .implementors_to(std::slice::from_ref(definition), 1)
                     .hits
-                    .into_iter()
-                    .filter(|i| i.depth == 1)
                 {
                     // A member's implementations are the implementing members; a type's
                     // are the implementing types and their methods.

@@ -45,6 +45,11 @@ impl Index {
     /// is cut (`total_at_least`) past [`MAX_IMPLEMENTATIONS`] hits or [`MAX_DEPTH`]
     /// levels.
     pub fn implementors(&self, targets: &[SymbolHit]) -> Page<ImplHit> {
+        self.implementors_to(targets, MAX_DEPTH)
+    }
+
+    /// [`Index::implementors`], `max_depth` levels deep (1: the targets' own).
+    pub(crate) fn implementors_to(&self, targets: &[SymbolHit], max_depth: u32) -> Page<ImplHit> {
         let mut out = Cut::default();
         let mut seen_types: HashSet<u32> = targets.iter().map(|t| t.id).collect();
         let mut seen_members: HashSet<u32> = seen_types.clone();
@@ -54,8 +59,9 @@ impl Index {
             .collect();
         let mut depth = 1;
         while !level.is_empty() {
-            if depth > MAX_DEPTH {
-                out.truncated = true;
+            if depth > max_depth {
+                // Deeper levels were not looked at: only the full walk's limit is a cut.
+                out.truncated |= max_depth == MAX_DEPTH;
                 break;
             }
             let mut next = Vec::new();
@@ -65,7 +71,8 @@ impl Index {
                         out.truncated = true;
                         return out.page();
                     }
-                    let hit = self.type_implementation(&record, name, depth);
+                    let methods = self.overriding_methods(&record);
+                    let hit = self.block_hit(&record, name, depth, methods);
                     if let Some(implementor) = &hit.implementor
                         && seen_types.insert(implementor.id)
                     {
@@ -73,16 +80,52 @@ impl Index {
                     }
                     out.hits.push(hit);
                 }
-                for member in self.store.implementations_of(*id) {
+                let members = self.store.implementations_of(*id);
+                if members.is_empty() {
+                    continue;
+                }
+                // The blocks of the member's container, read once for all its members.
+                let container = self.store.symbol(*id).and_then(|b| b.parent);
+                let container_name = container.and_then(|c| self.store.symbol(c));
+                let blocks = container
+                    .map(|c| self.store.implementors(c))
+                    .unwrap_or_default();
+                for member in members {
                     if !seen_members.insert(member) || out.hits.len() >= MAX_IMPLEMENTATIONS {
                         out.truncated |= out.hits.len() >= MAX_IMPLEMENTATIONS;
                         continue;
                     }
-                    let Some(hit) = self.member_implementation(member, *id, name, depth) else {
+                    let Some(symbol) = self.store.symbol(member) else {
                         continue;
                     };
-                    next.push((member, hit.methods[0].qualified_name.clone()));
-                    out.hits.push(hit);
+                    let method = self.hit(&symbol);
+                    next.push((member, method.qualified_name.clone()));
+                    let block = blocks.iter().find(|r| {
+                        r.file == symbol.file && (r.line..=r.end_line).contains(&symbol.line)
+                    });
+                    out.hits.push(match (block, &container_name) {
+                        (Some(record), Some(container)) => {
+                            self.block_hit(record, &container.qualified_name, depth, vec![method])
+                        }
+                        // A member whose block the table does not hold (an override through
+                        // a generic bound): the member alone.
+                        _ => ImplHit {
+                            depth,
+                            implements: name.clone(),
+                            kind: ImplKind::Impl,
+                            implementor: None,
+                            implementor_text: symbol
+                                .qualified_name
+                                .strip_suffix(symbol.name)
+                                .map(|p| p.trim_end_matches([':', '.']))
+                                .unwrap_or_default()
+                                .to_owned(),
+                            path: method.path.clone(),
+                            line: method.line,
+                            column: method.column,
+                            methods: vec![method],
+                        },
+                    });
                 }
             }
             level = next;
@@ -91,11 +134,9 @@ impl Index {
         out.page()
     }
 
-    fn type_implementation(&self, record: &ImplRecord, implements: &str, depth: u32) -> ImplHit {
-        let path = self.store.file(record.file).map(|f| f.path.to_owned());
-        // The block's methods that implement a member of the implemented type.
-        let methods = self
-            .store
+    /// The members of `record`'s block that implement a member of the implemented type.
+    fn overriding_methods(&self, record: &ImplRecord) -> Vec<SymbolHit> {
+        self.store
             .file(record.file)
             .map(|f| f.symbols)
             .unwrap_or(0..0)
@@ -109,7 +150,17 @@ impl Index {
                 })
             })
             .map(|s| self.hit(&s))
-            .collect();
+            .collect()
+    }
+
+    /// The hit for `record`'s block, implementing `implements`, with `methods`.
+    fn block_hit(
+        &self,
+        record: &ImplRecord,
+        implements: &str,
+        depth: u32,
+        methods: Vec<SymbolHit>,
+    ) -> ImplHit {
         ImplHit {
             depth,
             implements: implements.to_owned(),
@@ -119,54 +170,15 @@ impl Index {
                 .and_then(|id| self.store.symbol(id))
                 .map(|s| self.hit(&s)),
             implementor_text: record.implementor_text.clone(),
-            path: path.unwrap_or_default(),
+            path: self
+                .store
+                .file(record.file)
+                .map(|f| f.path.to_owned())
+                .unwrap_or_default(),
             line: record.line,
             column: record.column,
             methods,
         }
-    }
-
-    /// Member `member` implementing `base` (named `implements`): with the type and the
-    /// block it is in, found among the implementations of `base`'s container.
-    fn member_implementation(
-        &self,
-        member: u32,
-        base: u32,
-        implements: &str,
-        depth: u32,
-    ) -> Option<ImplHit> {
-        let symbol = self.store.symbol(member)?;
-        let method = self.hit(&symbol);
-        let container = self.store.symbol(base).and_then(|b| b.parent);
-        let block = container
-            .into_iter()
-            .flat_map(|container| self.store.implementors(container))
-            .find(|r| r.file == symbol.file && (r.line..=r.end_line).contains(&symbol.line));
-        let container_name = container.and_then(|c| self.store.symbol(c));
-        Some(match (block, container_name) {
-            (Some(record), Some(container)) => ImplHit {
-                methods: vec![method],
-                ..self.type_implementation(&record, &container.qualified_name, depth)
-            },
-            // A member whose block the table does not hold (an override through a
-            // generic bound): the member alone.
-            _ => ImplHit {
-                depth,
-                implements: implements.to_owned(),
-                kind: ImplKind::Impl,
-                implementor: None,
-                implementor_text: symbol
-                    .qualified_name
-                    .strip_suffix(symbol.name)
-                    .map(|p| p.trim_end_matches([':', '.']))
-                    .unwrap_or_default()
-                    .to_owned(),
-                path: method.path.clone(),
-                line: method.line,
-                column: method.column,
-                methods: vec![method],
-            },
-        })
     }
 }
 

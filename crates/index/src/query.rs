@@ -300,12 +300,11 @@ pub struct Status {
     pub deleted: Vec<String>,
     /// Files moved with their content unchanged (`from` is the indexed path).
     pub renamed: Vec<ChangedFile>,
-    /// Files indexed from their valid parts only (the first [`STATUS_SYNTAX_ERRORS`]).
-    pub syntax_errors: SyntaxErrors,
 }
 
-/// How many files with syntax errors `status` names (each is parsed again to find its
-/// first error line).
+/// How many files with syntax errors `mcursor status` and `index --json` name (each is
+/// parsed again to find its first error line, so [`Index::status`], which the index
+/// tools and MCP's resource read too, leaves them to [`Index::syntax_errors`]).
 pub const STATUS_SYNTAX_ERRORS: usize = 20;
 
 /// Files the parser could read only in part.
@@ -1514,7 +1513,6 @@ impl Index {
             added,
             deleted,
             renamed,
-            syntax_errors: self.syntax_errors(STATUS_SYNTAX_ERRORS),
         }
     }
 }
