@@ -10,9 +10,11 @@
 #
 # Projects (pinned): clap_builder 4.5.20 and toml_edit 0.22.22 (crates.io; truth from
 # `rust-analyzer scip`), rxjs 7.8.1 (its TypeScript sources) and express 4.21.2 (CommonJS
-# JavaScript) from npm (truth from the TypeScript language service, `findReferences`).
+# JavaScript) from npm (truth from the TypeScript language service, `findReferences`),
+# requests 2.32.3 and click 8.1.7 from PyPI (sdists; truth from jedi's `get_references`,
+# jedi_truth.py).
 # Needs: rust-analyzer and rust-src (`rustup component add rust-analyzer rust-src`), node
-# and npm, python3, curl. The downloads happen once; later runs need no network (the
+# and npm, python3 with pip (jedi is installed into WORK_DIR/pyenv), curl. The downloads happen once; later runs need no network (the
 # crates' dependencies come from cargo's cache after the first run).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,7 +22,7 @@ repo="$(cd "$here/../.." && pwd)"
 work="${1:-/tmp/mcursor-analyzers}"
 shift || true
 projects=("$@")
-[ ${#projects[@]} -gt 0 ] || projects=(clap_builder toml_edit rxjs express)
+[ ${#projects[@]} -gt 0 ] || projects=(clap_builder toml_edit rxjs express requests click)
 mkdir -p "$work" "$repo/benches/results"
 
 mcursor="${MCURSOR:-}"
@@ -66,12 +68,30 @@ npm_package() { # name version [subdirectory to keep]
   echo "$dir"
 }
 
+pypi_sdist() { # name version
+  local dir="$work/$1-$2"
+  if [ ! -d "$work/pyenv" ]; then
+    python3 -m venv "$work/pyenv"
+    "$work/pyenv/bin/pip" install -q jedi==0.20.0
+  fi
+  if [ ! -d "$dir" ]; then
+    (cd "$work" && "$work/pyenv/bin/pip" download -q --no-deps --no-binary :all: "$1==$2" \
+      && tar xzf "$1-$2.tar.gz" && rm -f "$1-$2.tar.gz")
+  fi
+  if [ ! -f "$work/$1.truth.json" ]; then
+    "$work/pyenv/bin/python" "$here/jedi_truth.py" "$dir" >"$work/$1.truth.json" 2>"$work/$1.jedi.log"
+  fi
+  echo "$dir"
+}
+
 for project in "${projects[@]}"; do
   case "$project" in
     clap_builder) dir=$(crate clap_builder 4.5.20); ext=(--ext rs) ;;
     toml_edit) dir=$(crate toml_edit 0.22.22); ext=(--ext rs) ;;
     rxjs) dir=$(npm_package rxjs 7.8.1 src); ext=(--ext ts --ext js) ;;
     express) dir=$(npm_package express 4.21.2); ext=(--ext js) ;;
+    requests) dir=$(pypi_sdist requests 2.32.3); ext=(--ext py) ;;
+    click) dir=$(pypi_sdist click 8.1.7); ext=(--ext py) ;;
     *) echo "unknown project $project" >&2; exit 2 ;;
   esac
   python3 "$here/compare.py" --mcursor "$mcursor" --truth "$work/$project.truth.json" \

@@ -144,38 +144,37 @@ fn languages_read_as_text_only_are_named_not_mistaken_for_absent_symbols() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("pkg")).expect("mkdir");
     std::fs::write(
-        dir.path().join("pkg/session.py"),
-        "class Session:\n    def send(self):\n        pass\n",
+        dir.path().join("pkg/session.go"),
+        "package pkg\n\ntype Session struct{}\n\nfunc (s *Session) Send() {}\n",
     )
     .expect("write");
     std::fs::write(dir.path().join("lib.rs"), "pub fn helper() {}\n").expect("write");
     let built = mcursor(dir.path(), &["index"]);
     assert!(
-        stdout(&built)
-            .contains("read as text only (no symbols; `search` covers them): 1 python file"),
+        stdout(&built).contains("read as text only (no symbols; `search` covers them): 1 go file"),
         "{}",
         stdout(&built)
     );
     let missing = mcursor(dir.path(), &["find", "Session"]);
     assert_eq!(missing.status.code(), Some(1));
     let said = stderr(&missing);
-    assert!(said.contains("1 python file, read as text only"), "{said}");
+    assert!(said.contains("1 go file, read as text only"), "{said}");
     assert!(said.contains("`mcursor search Session`"), "{said}");
     let found = mcursor(dir.path(), &["search", "Session"]);
     assert!(
-        stdout(&found).contains("pkg/session.py:1:"),
+        stdout(&found).contains("pkg/session.go:3:"),
         "{}",
         stdout(&found)
     );
 
-    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "python"]);
+    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "go"]);
     assert_eq!(refused.status.code(), Some(2));
     let said = stderr(&refused);
+    assert!(said.contains("go files are indexed as text only"), "{said}");
     assert!(
-        said.contains("python files are indexed as text only"),
+        said.contains("rust, typescript, tsx, javascript, python"),
         "{said}"
     );
-    assert!(said.contains("rust, typescript, tsx, javascript"), "{said}");
 }
 
 #[test]

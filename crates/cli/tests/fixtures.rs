@@ -80,6 +80,27 @@ fn javascript_fixture() {
 }
 
 #[test]
+fn python_fixture() {
+    insta::assert_snapshot!(answers(
+        "py-basic",
+        &[
+            &["find", "add"],
+            &["find", "Cart.add"],
+            &["find", "TAX_RATE"],
+            &["refs", "Cart.add"],
+            &["refs", "Store.add"],
+            &["refs", "prices.add"],
+            &["refs", "with_tax"],
+            &["refs", "Cart"],
+            &["refs", "Cart.total"],
+            &["callers", "open_store"],
+            &["callees", "Store.checkout"],
+            &["search", "with_tax", "--path", "tests/*.py"],
+        ]
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

@@ -72,6 +72,17 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "]".repeat(100_000)
     );
     write(root, "web/deep.js", deep_js.as_bytes());
+    let deep_py = format!(
+        "d = {}1{}\ndef after_deep_py():\n    pass\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    write(root, "py/deep.py", deep_py.as_bytes());
+    write(
+        root,
+        "py/broken.py",
+        b"def broken(:\n    pass\nclass Half(\ndef after_broken_py():\n    return 1\n",
+    );
     let mut minified = String::from("function minifiedEntry(){");
     while minified.len() < 3 * 1024 * 1024 {
         minified.push_str("var a=function(b){return b+1};a(2);");
@@ -117,6 +128,8 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "from_utf16",
         "after_deep",
         "afterDeepJs",
+        "after_deep_py",
+        "after_broken_py",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

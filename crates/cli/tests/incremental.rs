@@ -14,10 +14,10 @@ use common::{copy_tree, fixtures_dir, mcursor, mcursor_command, source_files, st
 use mcursor_index::{BuildOptions, Index, build_index};
 use mcursor_synth::SplitMix64;
 
-/// All three language fixtures side by side in one repository.
+/// The language fixtures side by side in one repository.
 fn mixed_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    for name in ["rust-basic", "ts-basic", "js-basic"] {
+    for name in ["rust-basic", "ts-basic", "js-basic", "py-basic"] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
     dir
@@ -59,6 +59,15 @@ fn names_in(root: &Path) -> Vec<String> {
 fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
     let mut pick = || names[rng.below(names.len())].clone();
     let (a, b, c) = (pick(), pick(), pick());
+    if ext == "py" {
+        return match rng.below(5) {
+            0 => format!("def {a}():\n    return {b}({c})\n"),
+            1 => format!("class {a}:\n    def {b}(self):\n        return self.{c}()\n"),
+            2 => format!("from .{b} import {a}\n{a}()\n"),
+            3 => format!("class {a}({b}):\n    def {c}(self):\n        return super().{c}()\n"),
+            _ => format!("import {a}\n{a}.{b}({c})\n"),
+        };
+    }
     let rust = ext == "rs";
     match (rust, rng.below(5)) {
         (true, 4) => format!(
@@ -94,7 +103,8 @@ fn body_edit(rng: &mut SplitMix64, file: &Path, step: usize) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let at = rng.below(lines.len() + 1);
     if rng.below(2) == 0 {
-        lines.insert(at, format!("// note {step}"));
+        let comment = if extension(file) == "py" { "#" } else { "//" };
+        lines.insert(at, format!("{comment} note {step}"));
     } else if let Some(line) = lines.get_mut(at.saturating_sub(1)) {
         *line = line.replace('1', "2");
     }

@@ -59,7 +59,8 @@ fn expectations(dir: &Path) -> BTreeMap<String, Expected> {
             .replace('\\', "/");
         let text = std::fs::read_to_string(&file).expect("read source");
         for (i, line) in text.lines().enumerate() {
-            let Some(comment) = line.find("//") else {
+            // `//` comments, or `#` in Python.
+            let Some(comment) = line.find("//").or_else(|| line.find('#')) else {
                 continue;
             };
             for m in marker.captures_iter(&line[comment..]) {
@@ -172,4 +173,9 @@ fn typescript_receivers() {
 #[test]
 fn javascript_receivers() {
     run_language("javascript");
+}
+
+#[test]
+fn python_receivers() {
+    run_language("python");
 }

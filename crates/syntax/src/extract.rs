@@ -259,6 +259,7 @@ impl Extractor<'_> {
             let mut scope_name = None;
             let mut local: Option<Node> = None;
             let mut source = BindingSource::Nothing;
+            let mut hoisted: Option<usize> = None;
             for capture in m.captures() {
                 let role = self.support.roles[capture.index as usize];
                 match role {
@@ -283,6 +284,7 @@ impl Extractor<'_> {
                         source = BindingSource::Destructure(capture.node)
                     }
                     CaptureRole::LocalOpaque => source = BindingSource::Opaque,
+                    CaptureRole::LocalHoisted => hoisted = Some(capture.node.start_byte()),
                     CaptureRole::LocalPositional => {
                         source = BindingSource::Positional(capture.node, 0)
                     }
@@ -340,9 +342,10 @@ impl Extractor<'_> {
                     .map(|c| c.node.end_byte())
                     .max()
                     .unwrap_or(local.end_byte());
-                let visible_from = match source {
-                    BindingSource::Nothing => local.start_byte(),
-                    _ => visible_from,
+                let visible_from = match (hoisted, source) {
+                    (Some(start), _) => start,
+                    (None, BindingSource::Nothing) => local.start_byte(),
+                    (None, _) => visible_from,
                 };
                 let binding = LocalBinding {
                     name: self.text(local).into_owned(),
@@ -451,7 +454,19 @@ impl Extractor<'_> {
         references.sort_by_key(|r| r.name.start_byte());
         let mut bindings: Vec<LocalBinding> = bindings.into_values().collect();
         bindings.sort_by_key(|b| (b.visible_from, b.at));
-        let (references, chains) = self.sweep_locals(references, &local_scopes, &bindings);
+        let converter = self.converter();
+        let values: Vec<(usize, Node)> = definitions
+            .iter()
+            .enumerate()
+            .filter_map(|(i, d)| converter.definition_value(d.node).map(|v| (i, v)))
+            .collect();
+        let (references, chains, value_chains) =
+            self.sweep_locals(references, &local_scopes, &bindings, &values);
+        let definition_values: HashMap<usize, ValueChain> = values
+            .iter()
+            .zip(value_chains)
+            .map(|(&(i, _), chain)| (i, chain))
+            .collect();
 
         if timed_out {
             self.facts.timed_out = true;
@@ -461,7 +476,7 @@ impl Extractor<'_> {
             });
         }
         let scopes = self.containers(scopes);
-        self.attach_structure(definitions, references, chains, scopes);
+        self.attach_structure(definitions, definition_values, references, chains, scopes);
     }
 
     /// Turns type-like scopes into [`Container`]s (their facts for member lookup); a
@@ -497,7 +512,8 @@ impl Extractor<'_> {
         references: Vec<Candidate<'t>>,
         local_scopes: &[(usize, usize)],
         bindings: &[LocalBinding<'t>],
-    ) -> (Vec<Candidate<'t>>, Vec<Option<ValueChain>>) {
+        values: &[(usize, Node<'t>)],
+    ) -> (Vec<Candidate<'t>>, Vec<Option<ValueChain>>, Vec<ValueChain>) {
         // Events in source order; at one position a scope opens before a binding, and a
         // binding is recorded before a use (so a binding's own name is not a use).
         #[derive(Clone, Copy)]
@@ -505,6 +521,8 @@ impl Extractor<'_> {
             Open(usize),
             Bind(usize),
             Use(usize),
+            /// A definition's value (see [`Converter::definition_value`]).
+            Value(usize),
         }
         let mut events: Vec<(usize, u8, Event)> =
             Vec::with_capacity(local_scopes.len() + bindings.len() + references.len());
@@ -520,6 +538,10 @@ impl Extractor<'_> {
         for (i, r) in references.iter().enumerate() {
             events.push((r.name.start_byte(), 2, Event::Use(i)));
         }
+        for (i, (_, value)) in values.iter().enumerate() {
+            events.push((value.start_byte(), 2, Event::Value(i)));
+        }
+        let mut value_chains = vec![ValueChain::unknown(); values.len()];
         events.sort_by_key(|&(pos, order, _)| (pos, order));
 
         let converter = self.converter();
@@ -603,6 +625,9 @@ impl Extractor<'_> {
                         active.entry(b.name.as_str()).or_default().push(index);
                     }
                 }
+                Event::Value(i) => {
+                    value_chains[i] = converter.value_chain(values[i].1, &lookup);
+                }
                 Event::Use(i) => {
                     let r = &references[i];
                     match r.qualifier {
@@ -625,12 +650,13 @@ impl Extractor<'_> {
                 }
             }
         }
-        references
+        let (references, chains) = references
             .into_iter()
             .zip(chains)
             .zip(keep)
             .filter_map(|(pair, keep)| keep.then_some(pair))
-            .unzip()
+            .unzip();
+        (references, chains, value_chains)
     }
 
     /// One sweep in source order gives every definition its modules, container and parent,
@@ -638,6 +664,7 @@ impl Extractor<'_> {
     fn attach_structure(
         self,
         definitions: Vec<Candidate<'_>>,
+        definition_values: HashMap<usize, ValueChain>,
         references: Vec<Candidate<'_>>,
         chains: Vec<Option<ValueChain>>,
         mut scopes: Vec<Scope>,
@@ -699,13 +726,19 @@ impl Extractor<'_> {
                         .map(|&s| &scopes[s])
                         .filter(|s| !s.is_module);
                     let index = out_definitions.len() as u32;
-                    out_definitions.push(self.definition(
+                    let mut definition = self.definition(
                         d,
                         kind,
                         modules,
                         container,
                         definition_stack.last().map(|&(_, i)| i),
-                    ));
+                    );
+                    if let Some(chain) = definition_values.get(&i)
+                        && definition.value.is_some()
+                    {
+                        definition.value = Some(chain.clone());
+                    }
+                    out_definitions.push(definition);
                     definition_stack.push((d.node.end_byte(), index));
                 }
                 Item::Reference(i) => {
@@ -765,7 +798,7 @@ impl Extractor<'_> {
             start_byte: node.start_byte() as u32,
             end_byte: node.end_byte() as u32,
             signature: self.signature(node),
-            doc: self.doc_comment(outer),
+            doc: self.doc_comment(outer).or_else(|| self.docstring(node)),
             default_export: !export.is_empty()
                 && outer.kind() == export
                 && (0..outer.child_count())
@@ -788,8 +821,26 @@ impl Extractor<'_> {
             Some(body) => body.start_byte(),
             None => node.end_byte(),
         };
-        let bytes = self.source.get(node.start_byte()..end).unwrap_or_default();
-        let text = String::from_utf8_lossy(bytes);
+        // Comments between the head and the body (`def f():  # note`) are not the head.
+        let comments = self.support.kinds.syntax.comments;
+        let mut head: Vec<u8> = Vec::new();
+        let mut from = node.start_byte();
+        for i in 0..node.child_count() {
+            let Some(child) = node.child(i) else { continue };
+            if child.start_byte() >= end {
+                break;
+            }
+            if comments.contains(&child.kind()) {
+                head.extend_from_slice(
+                    self.source
+                        .get(from..child.start_byte())
+                        .unwrap_or_default(),
+                );
+                from = child.end_byte();
+            }
+        }
+        head.extend_from_slice(self.source.get(from..end.max(from)).unwrap_or_default());
+        let text = String::from_utf8_lossy(&head);
         let text = match body {
             Some(_) => text,
             None => Cow::Owned(head_of(&text).to_owned()),
@@ -840,7 +891,8 @@ impl Extractor<'_> {
                             break;
                         }
                         lines.push(rest.strip_prefix(' ').unwrap_or(rest).to_owned());
-                    } else if let Some(rest) = text.strip_prefix(open) {
+                    } else if let Some(rest) = text.strip_prefix(open).filter(|_| !open.is_empty())
+                    {
                         let body = rest.strip_suffix(close).unwrap_or(rest);
                         let block: Vec<String> = body
                             .lines()
@@ -875,6 +927,50 @@ impl Extractor<'_> {
 }
 
 impl Extractor<'_> {
+    /// A docstring: the string that is the first statement of the definition's body
+    /// (Python), with its quotes and common indentation removed.
+    fn docstring(&self, node: Node<'_>) -> Option<String> {
+        let syntax = self.support.kinds.syntax;
+        if syntax.docstring_statement.is_empty() {
+            return None;
+        }
+        let body = node.child_by_field_id(self.support.kinds.field("body"))?;
+        let first = body.named_child(0)?;
+        if first.kind() != syntax.docstring_statement || first.named_child_count() != 1 {
+            return None;
+        }
+        let string = first.named_child(0)?;
+        if !syntax.docstring_kinds.contains(&string.kind()) {
+            return None;
+        }
+        let text = self.text(string);
+        let unquoted = text
+            .trim_start_matches(|c: char| c.is_ascii_alphabetic())
+            .trim_matches(|c| c == '"' || c == '\'');
+        let lines: Vec<&str> = unquoted.lines().collect();
+        let indent = lines
+            .iter()
+            .skip(1)
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| l.len() - l.trim_start().len())
+            .min()
+            .unwrap_or(0);
+        let doc = lines
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == 0 {
+                    l.trim()
+                } else {
+                    l.get(indent..).unwrap_or(l.trim())
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let doc = doc.trim().to_owned();
+        (!doc.is_empty()).then(|| truncate_chars(doc, MAX_DOC_CHARS))
+    }
+
     /// The statement a definition's comments and `export` keyword attach to: `export const
     /// f = () => {}` is a variable_declarator inside a lexical_declaration inside an
     /// export_statement (the family's declaration wrappers).

@@ -75,6 +75,11 @@ pub(crate) struct FamilySyntax {
     pub not_doc_prefix: &'static str,
     /// Block-comment delimiters of doc comments (`/**`, `*/`).
     pub doc_block: (&'static str, &'static str),
+    /// The statement kind whose string, first in a definition's body, is its doc
+    /// (Python docstrings); empty where docs are comments only.
+    pub docstring_statement: &'static str,
+    /// String literal kinds a docstring can be.
+    pub docstring_kinds: &'static [&'static str],
     /// Nodes between a doc comment and its item that do not break the attachment.
     pub attributes: &'static [&'static str],
     /// Statements that wrap a declaration (`export const f = ...`): the doc comment and
@@ -104,8 +109,13 @@ pub(crate) struct FamilySyntax {
     pub constructions: &'static [Inner],
     /// `self`, `this`.
     pub self_values: &'static [&'static str],
+    /// Identifiers that stand for the instance a method runs on, where the language
+    /// makes it a parameter by convention (Python's `self`) rather than a keyword.
+    pub self_names: &'static [&'static str],
     /// `super`.
     pub super_values: &'static [&'static str],
+    /// Functions whose call stands for `super` (Python's `super()`).
+    pub super_calls: &'static [&'static str],
     /// Plain names.
     pub identifiers: &'static [&'static str],
     /// Paths written with the separator (`a::b`), as values.
@@ -178,6 +188,9 @@ pub(crate) struct FamilySyntax {
     /// a self value (`this: T`) is left out; list children of other kinds are types (the
     /// parameters of a function type `Fn(A, B)`).
     pub parameters: &'static [Inner],
+    /// Parameter kinds that declare no type (Python's `x`, `x=1`, `*args`): their type is
+    /// unknown, and they keep their place among the parameters.
+    pub untyped_parameters: &'static [&'static str],
     /// Definitions with positional fields (`struct P(u32, u32)`, `V(String)`): the field
     /// of the field list; the list's children in its `type` field are the fields' types.
     pub tuple_fields: &'static [Inner],
@@ -206,6 +219,8 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     doc_line_prefixes: &["///"],
     not_doc_prefix: "////",
     doc_block: ("/**", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
     attributes: &["attribute_item"],
     declaration_wrappers: &[],
     export_statement: "",
@@ -224,7 +239,9 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     casts: &[inner("type_cast_expression", "type")],
     constructions: &[inner("struct_expression", "name")],
     self_values: &["self"],
+    self_names: &[],
     super_values: &[],
+    super_calls: &[],
     identifiers: &["identifier"],
     value_paths: &["scoped_identifier"],
     literals: &[
@@ -280,6 +297,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
         inner("function_signature_item", "parameters"),
     ],
     parameters: &[inner("parameter", "type")],
+    untyped_parameters: &[],
     closure_parameter_lists: &["closure_parameters"],
     tuple_patterns: &["tuple_pattern"],
     transparent_patterns: &["ref_pattern", "mut_pattern", "reference_pattern"],
@@ -311,6 +329,8 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     doc_line_prefixes: &[],
     not_doc_prefix: "",
     doc_block: ("/**", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
     attributes: &["decorator"],
     declaration_wrappers: &[
         "lexical_declaration",
@@ -334,7 +354,9 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     ],
     constructions: &[inner("new_expression", "constructor")],
     self_values: &["this"],
+    self_names: &[],
     super_values: &["super"],
+    super_calls: &[],
     identifiers: &["identifier"],
     value_paths: &[],
     literals: &[
@@ -419,6 +441,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
         inner("required_parameter", "type"),
         inner("optional_parameter", "type"),
     ],
+    untyped_parameters: &[],
     closure_parameter_lists: &["formal_parameters"],
     tuple_patterns: &["array_pattern"],
     transparent_patterns: &[],
@@ -614,3 +637,102 @@ impl FamilyKinds {
             .map_or(0, |&(_, id)| id)
     }
 }
+
+pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
+    path_separator: ".",
+    comments: &["comment"],
+    doc_line_prefixes: &[],
+    not_doc_prefix: "",
+    doc_block: ("", ""),
+    docstring_statement: "expression_statement",
+    docstring_kinds: &["string", "concatenated_string"],
+    attributes: &["decorator"],
+    // A decorated definition's docs and position belong to the whole decorated statement.
+    declaration_wrappers: &["decorated_definition"],
+    export_statement: "",
+
+    member_access: &[access("attribute", "object", "attribute")],
+    calls: &[inner("call", "function")],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[inner("await", "")],
+    transparent: &[inner("parenthesized_expression", "")],
+    indexes: &[inner("subscript", "value")],
+    casts: &[],
+    // `Foo(...)` is a call; what calling a class gives is the resolver's business.
+    constructions: &[],
+    self_values: &[],
+    self_names: &["self"],
+    super_values: &[],
+    super_calls: &["super"],
+    identifiers: &["identifier"],
+    value_paths: &[],
+    literals: &[
+        ("string", "str"),
+        ("concatenated_string", "str"),
+        ("integer", "int"),
+        ("float", "float"),
+        ("true", "bool"),
+        ("false", "bool"),
+        ("none", "None"),
+        ("list", "list"),
+        ("list_comprehension", "list"),
+        ("dictionary", "dict"),
+        ("dictionary_comprehension", "dict"),
+        ("set", "set"),
+        ("set_comprehension", "set"),
+        ("tuple", "tuple"),
+        ("lambda", "function"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[inner("type", "")],
+    generic_types: &[access("generic_type", "", "")],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &[],
+    array_types: &[],
+    bound_types: &[],
+    union_types: &["union_type"],
+    tuple_types: &[],
+    builtin_types: &[],
+    function_types: &[],
+    unknown_type_names: &["Any", "object"],
+    nullish_type_names: &["None"],
+    self_type_name: "Self",
+    self_types: &[],
+    generic_scopes: "",
+    type_parameters: &[],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[
+        inner("function_definition", "return_type"),
+        inner("assignment", "type"),
+    ],
+    definition_values: &[inner("assignment", "right")],
+    function_values: &[],
+    parameter_lists: &[inner("function_definition", "parameters")],
+    parameters: &[
+        inner("typed_parameter", "type"),
+        inner("typed_default_parameter", "type"),
+    ],
+    untyped_parameters: &[
+        "identifier",
+        "default_parameter",
+        "list_splat_pattern",
+        "dictionary_splat_pattern",
+    ],
+    closure_parameter_lists: &["lambda_parameters"],
+    tuple_patterns: &["pattern_list", "tuple_pattern"],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[ContainerSyntax {
+        kind: "class_definition",
+        self_type: "",
+        implements: "",
+        supertype_clauses: &[inner("argument_list", "")],
+        abstract_type: false,
+    }],
+};

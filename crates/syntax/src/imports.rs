@@ -1,5 +1,5 @@
-//! Imports and re-exports: Rust `use` trees and JavaScript/TypeScript `import`/`export ...
-//! from` statements, turned into [`Import`] records.
+//! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
+//! from` statements and Python `import`/`from ... import`, turned into [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
@@ -22,6 +22,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
                 commonjs_require(node, source, &mut out)
             }
             Family::Ecma => ecma_import(node, source, &mut out),
+            Family::Python => python_import(node, source, &mut out),
         }
     }
     out
@@ -315,5 +316,96 @@ fn specifiers(
             .map(|a| string_value(a, source))
             .unwrap_or_else(|| imported.clone());
         push(local, Some(imported), name);
+    }
+}
+
+/// Dotted text without whitespace (`a . b` is `a.b`; a relative `..x` keeps its dots).
+fn dotted(node: Node<'_>, source: &[u8]) -> String {
+    text(node, source)
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '\\')
+        .collect()
+}
+
+/// `import a.b`, `import a.b as c`, `from .m import x`, `from m import x as y`,
+/// `from m import *`. A module is recorded by its dotted name, relative ones with their
+/// leading dots; `import a.b` is known in the file as `a.b`, the way uses write it. An
+/// import outside any function is visible to importers of the module (Python has no
+/// private imports), so it counts as a re-export.
+fn python_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    // `from __future__ import x` switches a language feature on; it imports nothing.
+    if statement.kind() == "future_import_statement" {
+        return;
+    }
+    let mut ancestor = statement.parent();
+    let mut reexport = true;
+    while let Some(n) = ancestor {
+        if matches!(n.kind(), "function_definition" | "lambda") {
+            reexport = false;
+            break;
+        }
+        ancestor = n.parent();
+    }
+    let module_of_from = statement
+        .child_by_field_name("module_name")
+        .map(|m| dotted(m, source));
+    for i in 0..statement.child_count() {
+        let Some(child) = statement.child(i) else {
+            continue;
+        };
+        let field = statement.field_name_for_child(i).unwrap_or("");
+        let (name, alias) = match (child.kind(), field) {
+            ("wildcard_import", _) => {
+                if let Some(module) = &module_of_from {
+                    out.push(Import {
+                        local: "*".to_owned(),
+                        target: ImportTarget::Module {
+                            source: module.clone(),
+                            imported: Some("*".to_owned()),
+                        },
+                        reexport,
+                        modules: Vec::new(),
+                        start: position(child),
+                    });
+                }
+                continue;
+            }
+            ("aliased_import", "name") => (
+                child.child_by_field_name("name"),
+                child.child_by_field_name("alias"),
+            ),
+            ("dotted_name", "name") => (Some(child), None),
+            _ => continue,
+        };
+        let Some(name) = name else { continue };
+        let dotted_name = dotted(name, source);
+        if dotted_name.is_empty() {
+            continue;
+        }
+        let (local, target, at) = match &module_of_from {
+            Some(module) => (
+                alias.map_or_else(|| dotted_name.clone(), |a| dotted(a, source)),
+                ImportTarget::Module {
+                    source: module.clone(),
+                    imported: Some(dotted_name),
+                },
+                name,
+            ),
+            None => (
+                alias.map_or_else(|| dotted_name.clone(), |a| dotted(a, source)),
+                ImportTarget::Module {
+                    source: dotted_name,
+                    imported: None,
+                },
+                name,
+            ),
+        };
+        out.push(Import {
+            local,
+            target,
+            reexport,
+            modules: Vec::new(),
+            start: position(at),
+        });
     }
 }

@@ -23,6 +23,7 @@ pub enum Lang {
     TypeScript,
     Tsx,
     JavaScript,
+    Python,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -32,24 +33,27 @@ pub enum Family {
     Rust,
     /// JavaScript, TypeScript and TSX.
     Ecma,
+    Python,
 }
 
 impl Family {
-    pub const ALL: [Family; 2] = [Family::Rust, Family::Ecma];
+    pub const ALL: [Family; 3] = [Family::Rust, Family::Ecma, Family::Python];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Rust => "rust",
             Family::Ecma => "ecmascript",
+            Family::Python => "python",
         }
     }
 
     /// Whether one function can be declared several times with different signatures
-    /// (TypeScript overloads): such declarations are one function to `refs`.
+    /// (TypeScript overloads, Python's `@overload` stubs before the implementation, or a
+    /// `def` in each branch of an `if`): such declarations are one function to `refs`.
     pub fn has_overloads(self) -> bool {
         match self {
             Family::Rust => false,
-            Family::Ecma => true,
+            Family::Ecma | Family::Python => true,
         }
     }
 
@@ -58,6 +62,7 @@ impl Family {
         match self {
             Family::Rust => &crate::family::RUST,
             Family::Ecma => &crate::family::ECMA,
+            Family::Python => &crate::family::PYTHON,
         }
     }
 }
@@ -85,6 +90,7 @@ const JS_ONLY: QueryFile = query_file!("javascript/js-only.scm");
 const ECMA_FALLBACK: QueryFile = query_file!("javascript/fallback.scm");
 const TS_TAGS: QueryFile = query_file!("typescript/tags.scm");
 const TS_FALLBACK: QueryFile = query_file!("typescript/fallback.scm");
+const PYTHON_TAGS: QueryFile = query_file!("python/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -106,7 +112,7 @@ pub struct LangSpec {
 }
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
-pub static LANGUAGES: [LangSpec; 4] = [
+pub static LANGUAGES: [LangSpec; 5] = [
     LangSpec {
         lang: Lang::Rust,
         name: "rust",
@@ -147,6 +153,16 @@ pub static LANGUAGES: [LangSpec; 4] = [
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
         queries: &[JSX, ECMA_TAGS, JS_ONLY, ECMA_FALLBACK],
     },
+    LangSpec {
+        lang: Lang::Python,
+        name: "python",
+        aliases: &["py"],
+        extensions: &["py", "pyi", "pyw"],
+        family: Family::Python,
+        store_code: 5,
+        grammar: || tree_sitter_python::LANGUAGE.into(),
+        queries: &[PYTHON_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -161,8 +177,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 21] = [
-    text_only("python", &["py"], &["py", "pyi", "pyw"]),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 20] = [
     text_only("go", &["golang"], &["go"]),
     text_only("java", &[], &["java"]),
     text_only("csharp", &["c#", "cs"], &["cs"]),
@@ -218,10 +233,16 @@ impl TextOnlyLanguage {
 
 /// Bumped whenever extraction code (not a query file) changes what it produces, so
 /// indexes built by older rules are rebuilt (see [`extraction_fingerprint`]).
-const EXTRACTION_REVISION: u32 = 2;
+const EXTRACTION_REVISION: u32 = 3;
 
 impl Lang {
-    pub const ALL: [Lang; 4] = [Lang::Rust, Lang::TypeScript, Lang::Tsx, Lang::JavaScript];
+    pub const ALL: [Lang; 5] = [
+        Lang::Rust,
+        Lang::TypeScript,
+        Lang::Tsx,
+        Lang::JavaScript,
+        Lang::Python,
+    ];
 
     /// This language's row of [`LANGUAGES`].
     pub fn spec(self) -> &'static LangSpec {
@@ -230,6 +251,7 @@ impl Lang {
             Lang::TypeScript => 1,
             Lang::Tsx => 2,
             Lang::JavaScript => 3,
+            Lang::Python => 4,
         };
         &LANGUAGES[slot]
     }
@@ -293,7 +315,8 @@ impl Lang {
 
     /// The compiled grammar and query, built once per process.
     pub fn support(self) -> Result<&'static LanguageSupport, &'static QueryError> {
-        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 4] = [
+        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 5] = [
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -363,6 +386,9 @@ pub(crate) enum CaptureRole {
     /// Something the binding comes from in a way extraction does not read: the binding is
     /// visible only after it (`let (a, b) = f(a)` uses the outer `a`).
     LocalOpaque,
+    /// The binding is visible from the start of this node, before the binding itself
+    /// (a Python comprehension's variables, used in the expression before their `for`).
+    LocalHoisted,
     /// Nothing inside this node is a reference (Rust attributes).
     IgnoreInside,
     /// The name of a type parameter declared somewhere in the file: only such names are
@@ -400,6 +426,7 @@ impl CaptureRole {
             "local.unwrap" => CaptureRole::LocalUnwrap,
             "local.destructure" => CaptureRole::LocalDestructure,
             "local.opaque" => CaptureRole::LocalOpaque,
+            "local.hoisted" => CaptureRole::LocalHoisted,
             "local.positional" => CaptureRole::LocalPositional,
             "local.callee" => CaptureRole::LocalCallee,
             "local.constructed" => CaptureRole::LocalConstructed,
@@ -522,7 +549,9 @@ mod tests {
             ("a.jsx", Some(Lang::JavaScript)),
             ("a.mjs", Some(Lang::JavaScript)),
             ("a.cjs", Some(Lang::JavaScript)),
-            ("a.py", None),
+            ("a.py", Some(Lang::Python)),
+            ("a.pyi", Some(Lang::Python)),
+            ("a.go", None),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -542,8 +571,8 @@ mod tests {
             }
         }
         assert_eq!(
-            TextOnlyLanguage::of_path("pkg/session.py").map(|l| l.name),
-            Some("python")
+            TextOnlyLanguage::of_path("pkg/session.go").map(|l| l.name),
+            Some("go")
         );
         assert_eq!(
             TextOnlyLanguage::of_path("include/a.H").map(|l| l.name),
@@ -552,8 +581,9 @@ mod tests {
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
         assert_eq!(
-            TextOnlyLanguage::named("PY").map(|l| l.name),
-            Some("python")
+            TextOnlyLanguage::named("GOLANG").map(|l| l.name),
+            Some("go")
         );
+        assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
     }
 }

@@ -129,8 +129,12 @@ impl<'a> Converter<'a> {
                     .unwrap_or_default();
                 TypeRef::Named { path, args }
             }
-            // A value path names a type in patterns (`Kind::V(x)`).
-            NodeRole::TypeName | NodeRole::Identifier | NodeRole::ValuePath => {
+            // A value path names a type in patterns (`Kind::V(x)`); a member access in a
+            // type position is a dotted type name (`module.Type`).
+            NodeRole::TypeName
+            | NodeRole::Identifier
+            | NodeRole::ValuePath
+            | NodeRole::MemberAccess(..) => {
                 let path = self.path_of(node);
                 match path.as_slice() {
                     [] => TypeRef::Unknown,
@@ -246,9 +250,11 @@ impl<'a> Converter<'a> {
         let pattern = self.field("pattern");
         named_children(list)
             .filter(|p| {
-                // `this: T` in TypeScript says what `this` is, not a parameter.
+                // `this: T` in TypeScript says what `this` is, not a parameter; nor is
+                // Python's `self`.
                 p.child_by_field_id(pattern)
                     .is_none_or(|pat| !syntax.self_values.contains(&pat.kind()))
+                    && !syntax.self_names.contains(&&*self.text(*p))
             })
             .filter_map(
                 |p| match syntax.parameters.iter().find(|k| k.kind == p.kind()) {
@@ -256,6 +262,7 @@ impl<'a> Converter<'a> {
                         p.child_by_field_id(self.field(spec.field))
                             .map_or(TypeRef::Unknown, |t| self.type_at_depth(t, depth)),
                     ),
+                    None if syntax.untyped_parameters.contains(&p.kind()) => Some(TypeRef::Unknown),
                     // A `self` parameter or an attribute: not a parameter type.
                     None if matches!(self.role(p), NodeRole::None) => None,
                     None => Some(self.type_at_depth(p, depth)),
@@ -472,6 +479,11 @@ impl<'a> Converter<'a> {
                             reversed.push(ValueStep::Call(self.text(name).into_owned()));
                             node = object;
                         }
+                        NodeRole::Identifier
+                            if syntax.super_calls.contains(&&*self.text(callee)) =>
+                        {
+                            break ValueRoot::Super;
+                        }
                         NodeRole::Identifier => {
                             let name = self.text(callee);
                             // Calling a local (a closure) says nothing about the result.
@@ -526,6 +538,9 @@ impl<'a> Converter<'a> {
                 }
                 NodeRole::SelfValue => break ValueRoot::SelfValue,
                 NodeRole::SuperValue => break ValueRoot::Super,
+                NodeRole::Identifier if syntax.self_names.contains(&&*self.text(node)) => {
+                    break ValueRoot::SelfValue;
+                }
                 NodeRole::Identifier => {
                     let name = self.text(node);
                     if let Some(bound) = local(&name) {
@@ -713,6 +728,32 @@ impl<'a> Converter<'a> {
             return (None, None);
         }
         (None, Some(self.value_chain(value, &|_| None)))
+    }
+
+    /// The node whose value chain [`Self::definition_type`] takes as the definition's
+    /// value, if it takes one: extraction evaluates it again with the local bindings
+    /// visible there (`self.store = store` in a constructor: the parameter `store`).
+    pub fn definition_value<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
+        let syntax = self.kinds.syntax;
+        let declared = syntax
+            .definition_types
+            .iter()
+            .filter(|d| d.kind == node.kind())
+            .find_map(|d| node.child_by_field_id(self.field(d.field)));
+        if declared.is_some() {
+            return None;
+        }
+        let value = syntax
+            .definition_values
+            .iter()
+            .filter(|d| d.kind == node.kind())
+            .find_map(|d| node.child_by_field_id(self.field(d.field)))?;
+        let is_function = self.function_return(value).is_some()
+            || syntax
+                .function_values
+                .iter()
+                .any(|f| f.kind == value.kind());
+        (!is_function).then_some(value)
     }
 
     /// The types of a definition's positional fields, in order (empty when it has none).

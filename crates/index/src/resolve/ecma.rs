@@ -325,6 +325,10 @@ impl FamilyResolver for EcmaTables {
         self.named(t, at, path, any_top_level)
     }
 
+    fn module_member(&self, t: &Tables, fid: u32, name: &str) -> Vec<u32> {
+        EcmaTables::module_member(self, t, fid, name)
+    }
+
     fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
         self.named(t, at, path, |k| {
             RefKind::Call.can_refer_to(k) && any_top_level(k)

@@ -185,6 +185,33 @@ impl CompactFacts {
             .map(|&i| (i, &self.definitions[i as usize]))
     }
 
+    /// Per definition: the innermost function around it (itself included) that has
+    /// definitions nested in it, or `NONE`. A bare name can mean different things inside
+    /// and outside such a function (a nested `def` shadows a module-level one), so it is
+    /// part of a use's resolution context.
+    pub fn scope_owners(&self) -> Vec<u32> {
+        let mut has_nested = vec![false; self.definitions.len()];
+        for d in &self.definitions {
+            if let Some(flag) = has_nested.get_mut(d.parent as usize) {
+                *flag = true;
+            }
+        }
+        let mut owners = vec![super::NONE; self.definitions.len()];
+        // Parents come before their children (definitions are in source order).
+        for (i, d) in self.definitions.iter().enumerate() {
+            let function = matches!(d.kind, SymbolKind::Function | SymbolKind::Method);
+            owners[i] = if function && has_nested[i] {
+                i as u32
+            } else {
+                owners
+                    .get(d.parent as usize)
+                    .copied()
+                    .unwrap_or(super::NONE)
+            };
+        }
+        owners
+    }
+
     /// This file's imports that bring `local` into scope (`*` for glob imports).
     pub fn imports_named<'a>(&'a self, local: &str) -> impl Iterator<Item = &'a Import> {
         self.imports_by_local

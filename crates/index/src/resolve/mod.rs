@@ -19,6 +19,7 @@
 
 mod ecma;
 mod facts;
+mod python;
 mod rust;
 mod types;
 
@@ -94,6 +95,7 @@ struct Tables<'a> {
     file_ids: HashMap<&'a str, u32>,
     rust: rust::RustTables,
     ecma: ecma::EcmaTables,
+    python: python::PythonTables,
     types: types::TypeIndex,
 }
 
@@ -170,6 +172,10 @@ trait FamilyResolver: Sync {
     /// What a type path written at `at` names.
     fn type_path(&self, t: &Tables, at: Place, path: &[String]) -> types::Named;
 
+    /// What module `fid` (a file of this family) offers as `name`, for `m.name` through a
+    /// module value (`import * as m`, `import m`).
+    fn module_member(&self, t: &Tables, fid: u32, name: &str) -> Vec<u32>;
+
     /// What a path used as a value names (a constant, a type used as a value, a module).
     fn value_path(&self, t: &Tables, at: Place, path: &[String]) -> types::Named;
 
@@ -210,6 +216,15 @@ impl Tables<'_> {
         match family {
             Family::Rust => &self.rust,
             Family::Ecma => &self.ecma,
+            Family::Python => &self.python,
+        }
+    }
+
+    /// What module `fid` offers as `name`, by the family of its file.
+    fn module_member(&self, fid: u32, name: &str) -> Vec<u32> {
+        match self.files.get(fid as usize).and_then(ParsedFile::family) {
+            Some(family) => self.resolver(family).module_member(self, fid, name),
+            None => Vec::new(),
         }
     }
 
@@ -234,7 +249,7 @@ impl Tables<'_> {
 /// memoizes on it), so the key outlives the file's parse. A hash rather than the strings
 /// keeps memos small (they are held for every file during resolution and stored in the
 /// facts cache); two contexts of one file would have to collide in 64 bits to be confused.
-fn use_key(facts: &CompactFacts, r: &LocalRef) -> u64 {
+fn use_key(facts: &CompactFacts, owners: &[u32], r: &LocalRef) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
     // Every field length-prefixed, so the encoding is unambiguous.
@@ -256,6 +271,12 @@ fn use_key(facts: &CompactFacts, r: &LocalRef) -> u64 {
         match facts.container(d) {
             Some(container) => field(format!("c{container}").as_bytes()),
             None => field(b""),
+        }
+        // Only where a function has nested definitions (keys elsewhere stay as they were).
+        if let Some(&owner) = owners.get(r.enclosing as usize)
+            && owner != NONE
+        {
+            field(format!("s{owner}").as_bytes());
         }
     }
     if let Some(chain) = facts.chain(r) {
@@ -286,13 +307,14 @@ pub(crate) fn rows_from_memo(
     name_id: &dyn Fn(&str) -> Option<u32>,
 ) -> Option<Vec<RefRow>> {
     let known: HashMap<u64, Outcome> = memo.uses.iter().copied().collect();
+    let owners = facts.scope_owners();
     let complete = std::cell::Cell::new(true);
     let mut next_import = memo.imports.iter().copied();
     let rows = emit_refs(
         facts,
         fid,
         symbol_base,
-        |r| match known.get(&use_key(facts, r)) {
+        |r| match known.get(&use_key(facts, &owners, r)) {
             Some(&outcome) => outcome,
             None => {
                 complete.set(false);
@@ -419,6 +441,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
             .collect(),
         rust: rust::RustTables::new(files),
         ecma: ecma::EcmaTables::new(files.len()),
+        python: python::PythonTables::new(files),
         types: types::TypeIndex::default(),
     };
     let mut rows: Vec<SymbolRow> = Vec::new();
@@ -432,15 +455,27 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
             let (prefix, separator) = match family {
                 Family::Rust => (tables.rust.add_file(fid, file, facts), "::"),
                 Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
+                Family::Python => (
+                    tables.python.add_file(fid, &file.row.path, facts, base),
+                    ".",
+                ),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
+                let scopes: Vec<&str> = match family {
+                    Family::Rust | Family::Ecma => facts
+                        .modules(d)
+                        .iter()
+                        .map(String::as_str)
+                        .chain(facts.container(d))
+                        .collect(),
+                    Family::Python => python::scopes(facts, d),
+                };
                 let mut qualified = String::with_capacity(64);
                 for part in std::iter::once(prefix.as_str())
                     .filter(|p| !p.is_empty())
-                    .chain(facts.modules(d).iter().map(String::as_str))
-                    .chain(facts.container(d))
+                    .chain(scopes)
                     .chain(std::iter::once(name))
                 {
                     if !qualified.is_empty() {
@@ -508,6 +543,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.by_name,
         tables.rust,
         tables.ecma,
+        tables.python,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));
@@ -533,15 +569,19 @@ impl Tables<'_> {
         };
         let resolver = self.resolver(family);
         // The same use in the same context resolves the same way: remember outcomes by
-        // (name, qualifier, kind, receiver, receiver chain, enclosing container and
-        // modules).
-        let mut contexts: HashMap<(u32, u32), u32> = HashMap::default();
+        // (name, qualifier, kind, receiver, receiver chain, enclosing container, modules
+        // and the function with nested definitions around it).
+        let owners = facts.scope_owners();
+        let mut contexts: HashMap<(u32, u32, u32), u32> = HashMap::default();
         let context_of: Vec<u32> = facts
             .definitions
             .iter()
-            .map(|d| {
+            .zip(&owners)
+            .map(|(d, &owner)| {
                 let next = contexts.len() as u32;
-                *contexts.entry((d.modules, d.container)).or_insert(next)
+                *contexts
+                    .entry((d.modules, d.container, owner))
+                    .or_insert(next)
             })
             .collect();
         let mut outcomes: HashMap<(u32, u32, RefKind, bool, u32, u32), Outcome> =
@@ -580,7 +620,7 @@ impl Tables<'_> {
                     }
                 };
             outcomes.insert(key, outcome);
-            memo.uses.push((use_key(facts, r), outcome));
+            memo.uses.push((use_key(facts, &owners, r), outcome));
             outcome
         };
         let mut imports = Vec::with_capacity(facts.imports.len());

@@ -668,6 +668,11 @@ impl FamilyResolver for RustTables {
         self.named(t, at, path, RefKind::Identifier)
     }
 
+    fn module_member(&self, _t: &Tables, _fid: u32, _name: &str) -> Vec<u32> {
+        // Rust paths name modules by path (`a::b::f`), never through a module value.
+        Vec::new()
+    }
+
     fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
         self.named(t, at, path, RefKind::Call)
     }

@@ -436,8 +436,9 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
     match kind {
         RefKind::Call => match family {
             Family::Rust => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
-            // A property holding a function is called like a method.
-            Family::Ecma => matches!(
+            // A property holding a function is called like a method; Python calls a
+            // class attribute holding a callable the same way.
+            Family::Ecma | Family::Python => matches!(
                 symbol,
                 SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
             ),
@@ -848,7 +849,7 @@ impl Tables<'_> {
                     Lookup::Absent | Lookup::Unknown => Ty::Unknown,
                 }
             }
-            Ty::Module(fid) => match self.ecma.module_member(self, *fid, name).first() {
+            Ty::Module(fid) => match self.module_member(*fid, name).first() {
                 Some(&sid) => self.callback_param_type(family, sid, argument, parameter, None),
                 None => Ty::Unknown,
             },
@@ -1072,7 +1073,7 @@ impl Tables<'_> {
             return Ty::Unknown;
         };
         if let Ty::Module(fid) = receiver {
-            let found = self.ecma.module_member(self, *fid, name);
+            let found = self.module_member(*fid, name);
             return match found.first() {
                 Some(&sid) => match (kind, self.symbols[sid as usize].kind) {
                     // `m.Foo` used as a value: the class; `m.f()`: what f returns.
@@ -1244,7 +1245,7 @@ impl Tables<'_> {
         }
         if let Ty::Module(fid) = receiver {
             return self
-                .first_compatible(&self.ecma.module_member(self, fid, name), kind)
+                .first_compatible(&self.module_member(fid, name), kind)
                 .map(Outcome::Resolved);
         }
         match self.types.find_member(self, family, &receiver, name, kind) {

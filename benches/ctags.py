@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Definitions recall of mcursor against universal-ctags on a real project.
+
+    benches/ctags.py MCURSOR DIR LANGUAGE [--kinds KINDS] [--misses N] [--json OUT]
+
+Indexes DIR with `MCURSOR index --full`, reads every symbol with `MCURSOR export
+--symbols`, runs `ctags --output-format=json --fields=+nKZ -R` on the same tree for
+LANGUAGE (a ctags language name: Python, Go, Java...), and counts a ctags tag of one of
+KINDS (ctags kind names, comma-separated; default: the definition kinds of the language
+below) as found when mcursor has a symbol with the same name defined on the same line of
+the same file. Prints recall overall and per kind, and the first N misses of each kind
+(to read why); mcursor's symbols that ctags lacks are counted too (ctags is not complete
+either: read them as a hint, not as errors).
+"""
+
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+
+# ctags kinds that are definitions, per language (imports, locals and parameters are
+# not: ctags lists `import x` as kind `namespace`/`unknown`, off by default or not
+# definitions).
+DEFAULT_KINDS = {
+    "Python": ["class", "function", "member", "variable"],
+}
+
+# mcursor's files of a language, by extension (ctags is told the language instead).
+EXTENSIONS = {
+    "Python": (".py", ".pyi", ".pyw"),
+}
+
+
+def mcursor_symbols(mcursor, root):
+    subprocess.run([mcursor, "index", "--full", root], check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = subprocess.run([mcursor, "export", "--symbols"], cwd=root, check=True,
+                         capture_output=True, text=True).stdout
+    symbols = set()
+    for line in out.splitlines():
+        record = json.loads(line)
+        if record.get("type") == "symbol":
+            symbols.add((record["path"], record["line"], record["name"]))
+    return symbols
+
+
+def ctags_tags(root, language, kinds):
+    out = subprocess.run(
+        ["ctags", "--output-format=json", "--fields=+nKZ", f"--languages={language}",
+         "--exclude=.mcursor", "-R", "-f", "-", "."],
+        cwd=root, check=True, capture_output=True, text=True).stdout
+    tags = []
+    for line in out.splitlines():
+        tag = json.loads(line)
+        if tag.get("_type") != "tag" or tag.get("kind") not in kinds:
+            continue
+        path = tag["path"].removeprefix("./")
+        tags.append((path, tag["line"], tag["name"], tag["kind"]))
+    return tags
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("mcursor")
+    parser.add_argument("root")
+    parser.add_argument("language")
+    parser.add_argument("--kinds")
+    parser.add_argument("--misses", type=int, default=5)
+    parser.add_argument("--json")
+    args = parser.parse_args()
+    root = os.path.abspath(args.root)
+    mcursor = os.path.abspath(args.mcursor)
+    kinds = args.kinds.split(",") if args.kinds else DEFAULT_KINDS[args.language]
+    symbols = mcursor_symbols(mcursor, root)
+    tags = ctags_tags(root, args.language, kinds)
+    found = collections.Counter()
+    total = collections.Counter()
+    misses = collections.defaultdict(list)
+    for path, line, name, kind in tags:
+        total[kind] += 1
+        if (path, line, name) in symbols:
+            found[kind] += 1
+        else:
+            misses[kind].append(f"{path}:{line} {name}")
+    tagged = {(p, l, n) for p, l, n, _ in tags}
+    extensions = EXTENSIONS.get(args.language, ())
+    extra = sorted(s for s in symbols
+                   if s not in tagged and s[0].endswith(extensions))
+    recall = sum(found.values()) / max(1, sum(total.values()))
+    name = os.path.basename(root.rstrip("/"))
+    print(f"{name}: {args.language} definitions, ctags kinds {','.join(kinds)}")
+    print(f"  recall {recall:.4f} ({sum(found.values())} of {sum(total.values())} ctags tags)")
+    for kind in kinds:
+        if total[kind]:
+            print(f"    {kind:<10} {found[kind] / total[kind]:.4f} ({found[kind]} of {total[kind]})")
+            for miss in misses[kind][:args.misses]:
+                print(f"      missed {miss}")
+    print(f"  mcursor symbols ctags does not list: {len(extra)}")
+    for path, line, name in extra[:args.misses]:
+        print(f"      {path}:{line} {name}")
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump({"project": name, "language": args.language, "recall": recall,
+                       "found": dict(found), "total": dict(total),
+                       "extra": len(extra)}, out, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
