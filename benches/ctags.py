@@ -25,11 +25,14 @@ import sys
 # definitions).
 DEFAULT_KINDS = {
     "Python": ["class", "function", "member", "variable"],
+    "Go": ["func", "struct", "interface", "type", "talias", "member", "methodSpec",
+           "const", "var"],
 }
 
 # mcursor's files of a language, by extension (ctags is told the language instead).
 EXTENSIONS = {
     "Python": (".py", ".pyi", ".pyw"),
+    "Go": (".go",),
 }
 
 

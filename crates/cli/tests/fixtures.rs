@@ -101,6 +101,24 @@ fn python_fixture() {
 }
 
 #[test]
+fn go_fixture() {
+    insta::assert_snapshot!(answers(
+        "go-basic",
+        &[
+            &["find", "Add"],
+            &["find", "Cart.Add"],
+            &["refs", "Cart.Add"],
+            &["refs", "Store.Add"],
+            &["refs", "store.add"],
+            &["refs", "Cart.total"],
+            &["refs", "Cart"],
+            &["callers", "Cart.Total"],
+            &["callees", "shop.main"],
+        ]
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

@@ -78,6 +78,12 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "]".repeat(100_000)
     );
     write(root, "py/deep.py", deep_py.as_bytes());
+    let deep_go = format!(
+        "package deep\n\nvar d = {}1{}\n\nfunc AfterDeepGo() {{}}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    write(root, "go/deep.go", deep_go.as_bytes());
     write(
         root,
         "py/broken.py",
@@ -130,6 +136,7 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "afterDeepJs",
         "after_deep_py",
         "after_broken_py",
+        "AfterDeepGo",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

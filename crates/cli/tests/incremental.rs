@@ -17,7 +17,7 @@ use mcursor_synth::SplitMix64;
 /// The language fixtures side by side in one repository.
 fn mixed_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    for name in ["rust-basic", "ts-basic", "js-basic", "py-basic"] {
+    for name in ["rust-basic", "ts-basic", "js-basic", "py-basic", "go-basic"] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
     dir
@@ -59,6 +59,16 @@ fn names_in(root: &Path) -> Vec<String> {
 fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
     let mut pick = || names[rng.below(names.len())].clone();
     let (a, b, c) = (pick(), pick(), pick());
+    if ext == "go" {
+        return match rng.below(4) {
+            0 => format!("\nfunc {a}() int {{ return {b}({c}) }}\n"),
+            1 => format!(
+                "\ntype {a} struct{{ {b} int }}\n\nfunc (x *{a}) {c}() int {{ return x.{b} }}\n"
+            ),
+            2 => format!("\ntype {a} struct{{ *{b} }}\n\nfunc (x {a}) {c}() {{ x.{c}() }}\n"),
+            _ => format!("\nvar {a} = {b}.{c}()\n"),
+        };
+    }
     if ext == "py" {
         return match rng.below(5) {
             0 => format!("def {a}():\n    return {b}({c})\n"),

@@ -179,3 +179,8 @@ fn javascript_receivers() {
 fn python_receivers() {
     run_language("python");
 }
+
+#[test]
+fn go_receivers() {
+    run_language("go");
+}

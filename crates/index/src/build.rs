@@ -24,7 +24,7 @@ use crate::cache;
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
 use crate::resolve::{
-    CompactFacts, FileMemo, ParsedFile, cargo_package_name, resolve, rows_from_memo,
+    CompactFacts, FileMemo, ParsedFile, cargo_package_name, go_module_path, resolve, rows_from_memo,
 };
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
@@ -1162,7 +1162,7 @@ fn prepare_patch(
                 let lang = Lang::from_path(Path::new(path));
                 let facts = lang.map(|l| parse_source(l, file.content.as_bytes(), config));
                 let mut parsed = parsed_file(file.row(lang), facts, &file.content);
-                if lang != info.lang || parsed.cargo_package != old.cargo_package {
+                if lang != info.lang || parsed.package_name != old.package_name {
                     return Err(why("language or package name changed"));
                 }
                 let start = info.symbols.start;
@@ -1456,13 +1456,16 @@ fn parsed_file(
 ) -> ParsedFile {
     row.syntax_errors = facts.as_ref().is_some_and(|f| f.has_syntax_errors);
     row.timed_out = facts.as_ref().is_some_and(|f| f.timed_out);
-    let cargo_package = (row.path == "Cargo.toml" || row.path.ends_with("/Cargo.toml"))
-        .then(|| cargo_package_name(content))
-        .flatten();
+    let manifest = row.path.rsplit('/').next().unwrap_or(&row.path);
+    let package_name = match manifest {
+        "Cargo.toml" => cargo_package_name(content),
+        "go.mod" => go_module_path(content),
+        _ => None,
+    };
     ParsedFile {
         row,
         facts: facts.map(CompactFacts::from_facts),
-        cargo_package,
+        package_name,
     }
 }
 

@@ -36,7 +36,7 @@ pub(crate) struct CacheEntry {
     pub syntax_errors: bool,
     pub timed_out: bool,
     pub facts: Option<CompactFacts>,
-    pub cargo_package: Option<String>,
+    pub package_name: Option<String>,
     /// How the file's references resolved, for patches (see [`FileMemo`]).
     pub memo: Option<FileMemo>,
 }
@@ -49,7 +49,7 @@ struct CacheEntryRef<'a> {
     syntax_errors: bool,
     timed_out: bool,
     facts: Option<&'a CompactFacts>,
-    cargo_package: Option<&'a str>,
+    package_name: Option<&'a str>,
     memo: Option<&'a FileMemo>,
 }
 
@@ -62,7 +62,7 @@ impl CacheEntry {
                 ..row
             },
             facts: self.facts,
-            cargo_package: self.cargo_package,
+            package_name: self.package_name,
         }
     }
 }
@@ -213,7 +213,7 @@ fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]
                     syntax_errors: file.row.syntax_errors,
                     timed_out: file.row.timed_out,
                     facts: file.facts.as_ref(),
-                    cargo_package: file.cargo_package.as_deref(),
+                    package_name: file.package_name.as_deref(),
                     memo: *memo,
                 };
                 postcard::to_stdvec(&entry).unwrap_or_default()
@@ -306,7 +306,7 @@ mod tests {
                 symbols: (0, 0),
             },
             facts: Some(CompactFacts::from_facts(facts)),
-            cargo_package: None,
+            package_name: None,
         }
     }
 

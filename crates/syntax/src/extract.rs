@@ -151,6 +151,9 @@ struct Scope {
     end: usize,
     name: String,
     is_module: bool,
+    /// The scope's node is also the node of the one definition it holds (Go's `func (s
+    /// *T) M()`): that definition is inside it.
+    holds_own_node: bool,
     /// Index into the file's containers (type-like scopes only).
     container: Option<u32>,
 }
@@ -309,7 +312,8 @@ impl Extractor<'_> {
                     CaptureRole::Definition(_)
                     | CaptureRole::Reference(_)
                     | CaptureRole::ScopeContainer
-                    | CaptureRole::ScopeModule => main = Some((role, capture.node)),
+                    | CaptureRole::ScopeModule
+                    | CaptureRole::ScopeReceiver => main = Some((role, capture.node)),
                 }
             }
             if let Some(local) = local {
@@ -367,7 +371,9 @@ impl Extractor<'_> {
             }
             let Some((role, node)) = main else { continue };
             match role {
-                CaptureRole::ScopeContainer | CaptureRole::ScopeModule => {
+                CaptureRole::ScopeContainer
+                | CaptureRole::ScopeModule
+                | CaptureRole::ScopeReceiver => {
                     if let Some(scope_name) = scope_name {
                         scopes.push((
                             node,
@@ -376,6 +382,7 @@ impl Extractor<'_> {
                                 end: node.end_byte(),
                                 name: self.text(scope_name).into_owned(),
                                 is_module: role == CaptureRole::ScopeModule,
+                                holds_own_node: role == CaptureRole::ScopeReceiver,
                                 container: None,
                             },
                         ));
@@ -676,20 +683,23 @@ impl Extractor<'_> {
             Reference(usize),
         }
         let mut items: Vec<(usize, std::cmp::Reverse<usize>, u8, Item)> = Vec::new();
+        // At one range: a scope that holds its own node first, then the definition, then
+        // other scopes (a struct is not its own member), then references.
         for (i, d) in definitions.iter().enumerate() {
             items.push((
                 d.node.start_byte(),
                 std::cmp::Reverse(d.node.end_byte()),
-                0,
+                1,
                 Item::Definition(i),
             ));
         }
         for (i, s) in scopes.iter().enumerate() {
-            items.push((s.start, std::cmp::Reverse(s.end), 1, Item::Scope(i)));
+            let order = if s.holds_own_node { 0 } else { 2 };
+            items.push((s.start, std::cmp::Reverse(s.end), order, Item::Scope(i)));
         }
         for (i, r) in references.iter().enumerate() {
             let pos = r.name.start_byte();
-            items.push((pos, std::cmp::Reverse(pos), 2, Item::Reference(i)));
+            items.push((pos, std::cmp::Reverse(pos), 3, Item::Reference(i)));
         }
         items.sort_by_key(|(start, end, order, _)| (*start, *end, *order));
 

@@ -43,6 +43,7 @@ const fn own_members(kind: &'static str) -> ContainerSyntax {
         implements: "",
         supertype_clauses: &[],
         abstract_type: false,
+        embedded: &[],
     }
 }
 
@@ -61,6 +62,7 @@ const fn class(kind: &'static str) -> ContainerSyntax {
         implements: "",
         supertype_clauses: CLASS_HERITAGE,
         abstract_type: false,
+        embedded: &[],
     }
 }
 
@@ -211,6 +213,10 @@ pub(crate) struct ContainerSyntax {
     pub supertype_clauses: &'static [Inner],
     /// A trait or interface: `self` in it is anything that implements it.
     pub abstract_type: bool,
+    /// Member declarations that, without a name, embed a type whose members become the
+    /// container's (Go's embedded fields and interfaces): the kind and the field holding
+    /// the type (empty: the first named child).
+    pub embedded: &'static [Inner],
 }
 
 pub(crate) static RUST: FamilySyntax = FamilySyntax {
@@ -309,6 +315,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
             implements: "trait",
             supertype_clauses: &[],
             abstract_type: false,
+            embedded: &[],
         },
         ContainerSyntax {
             kind: "trait_item",
@@ -316,6 +323,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
             implements: "",
             supertype_clauses: &[inner("trait_bounds", "")],
             abstract_type: true,
+            embedded: &[],
         },
         own_members("struct_item"),
         own_members("enum_item"),
@@ -456,6 +464,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
             implements: "",
             supertype_clauses: &[inner("extends_type_clause", "")],
             abstract_type: true,
+            embedded: &[],
         },
         own_members("enum_declaration"),
         // `X.prototype.m = function ...` and `obj.m = function ...` (CommonJS): the
@@ -603,7 +612,7 @@ impl FamilyKinds {
         for c in syntax.containers {
             field(c.self_type);
             field(c.implements);
-            for clause in c.supertype_clauses {
+            for clause in c.supertype_clauses.iter().chain(c.embedded) {
                 field(clause.field);
             }
         }
@@ -734,5 +743,118 @@ pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
         implements: "",
         supertype_clauses: &[inner("argument_list", "")],
         abstract_type: false,
+        embedded: &[],
     }],
+};
+
+pub(crate) static GO: FamilySyntax = FamilySyntax {
+    path_separator: ".",
+    comments: &["comment"],
+    doc_line_prefixes: &["//"],
+    not_doc_prefix: "",
+    doc_block: ("/*", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
+    attributes: &[],
+    // `type X struct` is a type_spec in a type_declaration: the comment is above the latter.
+    declaration_wrappers: &["type_declaration", "const_declaration", "var_declaration"],
+    export_statement: "",
+
+    member_access: &[access("selector_expression", "operand", "field")],
+    calls: &[inner("call_expression", "function")],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[],
+    // `&x`, `*x`, `(x)` and a one-value list keep the value's type (pointers are looked
+    // through, as Go's selectors do).
+    transparent: &[
+        inner("parenthesized_expression", ""),
+        inner("unary_expression", "operand"),
+        inner("expression_list", ""),
+    ],
+    indexes: &[inner("index_expression", "operand")],
+    casts: &[
+        inner("type_assertion_expression", "type"),
+        inner("type_conversion_expression", "type"),
+    ],
+    constructions: &[inner("composite_literal", "type")],
+    self_values: &[],
+    self_names: &[],
+    super_values: &[],
+    super_calls: &[],
+    identifiers: &["identifier"],
+    value_paths: &[],
+    literals: &[
+        ("interpreted_string_literal", "string"),
+        ("raw_string_literal", "string"),
+        ("int_literal", "int"),
+        ("float_literal", "float64"),
+        ("rune_literal", "rune"),
+        ("true", "bool"),
+        ("false", "bool"),
+        ("func_literal", "func"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[inner("pointer_type", ""), inner("parenthesized_type", "")],
+    generic_types: &[access("generic_type", "type", "type_arguments")],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &["type_identifier", "qualified_type"],
+    array_types: &[
+        inner("slice_type", "element"),
+        inner("array_type", "element"),
+    ],
+    bound_types: &[],
+    union_types: &[],
+    tuple_types: &[],
+    builtin_types: &[],
+    function_types: &[access("function_type", "parameters", "result")],
+    unknown_type_names: &["any"],
+    nullish_type_names: &["nil"],
+    self_type_name: "",
+    self_types: &[],
+    generic_scopes: "type_parameters",
+    type_parameters: &[access("type_parameter_declaration", "type", "name")],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[
+        inner("function_declaration", "result"),
+        inner("method_declaration", "result"),
+        inner("method_elem", "result"),
+        inner("field_declaration", "type"),
+        inner("var_spec", "type"),
+        inner("const_spec", "type"),
+        inner("type_alias", "type"),
+    ],
+    definition_values: &[inner("var_spec", "value"), inner("const_spec", "value")],
+    function_values: &[],
+    parameter_lists: &[
+        inner("function_declaration", "parameters"),
+        inner("method_declaration", "parameters"),
+        inner("func_literal", "parameters"),
+    ],
+    parameters: &[
+        inner("parameter_declaration", "type"),
+        inner("variadic_parameter_declaration", "type"),
+    ],
+    untyped_parameters: &[],
+    closure_parameter_lists: &[],
+    tuple_patterns: &[],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[
+        ContainerSyntax {
+            kind: "type_spec",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            abstract_type: false,
+            embedded: &[inner("field_declaration", "type"), inner("type_elem", "")],
+        },
+        // `func (s *Server) Run()`: named after its receiver's type (see the query).
+        own_members("method_declaration"),
+    ],
 };

@@ -1,5 +1,6 @@
 //! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
-//! from` statements and Python `import`/`from ... import`, turned into [`Import`] records.
+//! from` statements, Python `import`/`from ... import` and Go import specs, turned into
+//! [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
@@ -23,6 +24,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             }
             Family::Ecma => ecma_import(node, source, &mut out),
             Family::Python => python_import(node, source, &mut out),
+            Family::Go => go_import(node, source, &mut out),
         }
     }
     out
@@ -406,6 +408,74 @@ fn python_import(statement: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
             reexport,
             modules: Vec::new(),
             start: position(at),
+        });
+    }
+}
+
+/// The package name an import path gives by default: its last segment, without a major
+/// version suffix (`github.com/x/y/v2` → `y`, `gopkg.in/yaml.v3` → `yaml`).
+fn go_package_name(path: &str) -> &str {
+    let mut segments = path.rsplit('/');
+    let last = segments.next().unwrap_or(path);
+    let is_version = |s: &str| {
+        s.strip_prefix('v')
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let last = if is_version(last) {
+        segments.next().unwrap_or(last)
+    } else {
+        last
+    };
+    match last.rsplit_once(".v") {
+        Some((name, version)) if is_version(&format!("v{version}")) => name,
+        _ => last,
+    }
+}
+
+/// `import "a/b"`, `import c "a/b"`, `import . "a/b"` (its names in scope: `*`), in one
+/// declaration or a parenthesized list; `import _ "a/b"` binds nothing. The target is the
+/// import path; the name is the one the file uses.
+fn go_import(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let mut specs: Vec<Node<'_>> = Vec::new();
+    for i in 0..declaration.named_child_count() as u32 {
+        let Some(child) = declaration.named_child(i) else {
+            continue;
+        };
+        match child.kind() {
+            "import_spec" => specs.push(child),
+            "import_spec_list" => specs.extend(
+                (0..child.named_child_count() as u32)
+                    .filter_map(|j| child.named_child(j))
+                    .filter(|c| c.kind() == "import_spec"),
+            ),
+            _ => {}
+        }
+    }
+    for spec in specs {
+        let Some(path_node) = spec.child_by_field_name("path") else {
+            continue;
+        };
+        let path = text(path_node, source)
+            .trim_matches(|c| c == '"' || c == '`')
+            .to_owned();
+        if path.is_empty() {
+            continue;
+        }
+        let local = match spec.child_by_field_name("name") {
+            Some(name) if name.kind() == "blank_identifier" => continue,
+            Some(name) if name.kind() == "dot" => "*".to_owned(),
+            Some(name) => text(name, source).into_owned(),
+            None => go_package_name(&path).to_owned(),
+        };
+        out.push(Import {
+            local,
+            target: ImportTarget::Module {
+                source: path,
+                imported: None,
+            },
+            reexport: false,
+            modules: Vec::new(),
+            start: position(path_node),
         });
     }
 }

@@ -24,6 +24,7 @@ pub enum Lang {
     Tsx,
     JavaScript,
     Python,
+    Go,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -34,16 +35,18 @@ pub enum Family {
     /// JavaScript, TypeScript and TSX.
     Ecma,
     Python,
+    Go,
 }
 
 impl Family {
-    pub const ALL: [Family; 3] = [Family::Rust, Family::Ecma, Family::Python];
+    pub const ALL: [Family; 4] = [Family::Rust, Family::Ecma, Family::Python, Family::Go];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Family::Rust => "rust",
             Family::Ecma => "ecmascript",
             Family::Python => "python",
+            Family::Go => "go",
         }
     }
 
@@ -52,7 +55,7 @@ impl Family {
     /// `def` in each branch of an `if`): such declarations are one function to `refs`.
     pub fn has_overloads(self) -> bool {
         match self {
-            Family::Rust => false,
+            Family::Rust | Family::Go => false,
             Family::Ecma | Family::Python => true,
         }
     }
@@ -63,6 +66,7 @@ impl Family {
             Family::Rust => &crate::family::RUST,
             Family::Ecma => &crate::family::ECMA,
             Family::Python => &crate::family::PYTHON,
+            Family::Go => &crate::family::GO,
         }
     }
 }
@@ -91,6 +95,7 @@ const ECMA_FALLBACK: QueryFile = query_file!("javascript/fallback.scm");
 const TS_TAGS: QueryFile = query_file!("typescript/tags.scm");
 const TS_FALLBACK: QueryFile = query_file!("typescript/fallback.scm");
 const PYTHON_TAGS: QueryFile = query_file!("python/tags.scm");
+const GO_TAGS: QueryFile = query_file!("go/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -112,7 +117,7 @@ pub struct LangSpec {
 }
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
-pub static LANGUAGES: [LangSpec; 5] = [
+pub static LANGUAGES: [LangSpec; 6] = [
     LangSpec {
         lang: Lang::Rust,
         name: "rust",
@@ -163,6 +168,16 @@ pub static LANGUAGES: [LangSpec; 5] = [
         grammar: || tree_sitter_python::LANGUAGE.into(),
         queries: &[PYTHON_TAGS],
     },
+    LangSpec {
+        lang: Lang::Go,
+        name: "go",
+        aliases: &["golang"],
+        extensions: &["go"],
+        family: Family::Go,
+        store_code: 6,
+        grammar: || tree_sitter_go::LANGUAGE.into(),
+        queries: &[GO_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -177,8 +192,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 20] = [
-    text_only("go", &["golang"], &["go"]),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 19] = [
     text_only("java", &[], &["java"]),
     text_only("csharp", &["c#", "cs"], &["cs"]),
     text_only("c", &[], &["c", "h"]),
@@ -236,12 +250,13 @@ impl TextOnlyLanguage {
 const EXTRACTION_REVISION: u32 = 3;
 
 impl Lang {
-    pub const ALL: [Lang; 5] = [
+    pub const ALL: [Lang; 6] = [
         Lang::Rust,
         Lang::TypeScript,
         Lang::Tsx,
         Lang::JavaScript,
         Lang::Python,
+        Lang::Go,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -252,6 +267,7 @@ impl Lang {
             Lang::Tsx => 2,
             Lang::JavaScript => 3,
             Lang::Python => 4,
+            Lang::Go => 5,
         };
         &LANGUAGES[slot]
     }
@@ -315,7 +331,8 @@ impl Lang {
 
     /// The compiled grammar and query, built once per process.
     pub fn support(self) -> Result<&'static LanguageSupport, &'static QueryError> {
-        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 5] = [
+        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 6] = [
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -362,6 +379,9 @@ pub(crate) enum CaptureRole {
     Receiver,
     ScopeContainer,
     ScopeModule,
+    /// A container whose node is also its one member's definition node (Go's method
+    /// declaration, a member of its receiver's type).
+    ScopeReceiver,
     ScopeName,
     LocalScope,
     LocalDefinition,
@@ -416,6 +436,7 @@ impl CaptureRole {
             "qualifier" => CaptureRole::Qualifier,
             "receiver" => CaptureRole::Receiver,
             "scope.container" => CaptureRole::ScopeContainer,
+            "scope.receiver" => CaptureRole::ScopeReceiver,
             "scope.module" => CaptureRole::ScopeModule,
             "scope.name" => CaptureRole::ScopeName,
             "local.scope" => CaptureRole::LocalScope,
@@ -551,7 +572,8 @@ mod tests {
             ("a.cjs", Some(Lang::JavaScript)),
             ("a.py", Some(Lang::Python)),
             ("a.pyi", Some(Lang::Python)),
-            ("a.go", None),
+            ("a.go", Some(Lang::Go)),
+            ("a.java", None),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -571,8 +593,8 @@ mod tests {
             }
         }
         assert_eq!(
-            TextOnlyLanguage::of_path("pkg/session.go").map(|l| l.name),
-            Some("go")
+            TextOnlyLanguage::of_path("pkg/Session.java").map(|l| l.name),
+            Some("java")
         );
         assert_eq!(
             TextOnlyLanguage::of_path("include/a.H").map(|l| l.name),
@@ -581,9 +603,10 @@ mod tests {
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
         assert_eq!(
-            TextOnlyLanguage::named("GOLANG").map(|l| l.name),
-            Some("go")
+            TextOnlyLanguage::named("C#").map(|l| l.name),
+            Some("csharp")
         );
         assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
+        assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());
     }
 }

@@ -675,6 +675,25 @@ impl<'a> Converter<'a> {
                 }
             }
         }
+        // Embedded fields and interfaces (`struct { Logger }`): a member declaration
+        // without a name, a few levels down (struct type, field list, field).
+        if !spec.embedded.is_empty() {
+            let mut work: Vec<(Node, usize)> = vec![(node, 0)];
+            while let Some((n, depth)) = work.pop() {
+                for child in named_children(n) {
+                    match spec.embedded.iter().find(|e| e.kind == child.kind()) {
+                        Some(e) if child.child_by_field_id(self.field("name")).is_none() => {
+                            if let Some(t) = field_child(child, self.field(e.field)) {
+                                supertypes.push(self.type_ref(t));
+                            }
+                        }
+                        Some(_) => {}
+                        None if depth < 3 => work.push((child, depth + 1)),
+                        None => {}
+                    }
+                }
+            }
+        }
         supertypes.retain(|t| matches!(t, TypeRef::Named { .. }));
         // `impl<T: Bound> Trait for T`: the target is one of the impl's own parameters.
         let blanket = implements.is_some()

@@ -88,7 +88,7 @@ pub fn source_files(root: &Path) -> Vec<PathBuf> {
             } else if path
                 .extension()
                 .and_then(|e| e.to_str())
-                .is_some_and(|e| ["rs", "ts", "tsx", "js", "jsx", "mjs", "py"].contains(&e))
+                .is_some_and(|e| ["rs", "ts", "tsx", "js", "jsx", "mjs", "py", "go"].contains(&e))
             {
                 files.push(path);
             }

@@ -19,6 +19,7 @@
 
 mod ecma;
 mod facts;
+mod go;
 mod python;
 mod rust;
 mod types;
@@ -33,6 +34,7 @@ use rayon::prelude::*;
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
 
 pub(crate) use facts::{CompactFacts, Def, LocalRef};
+pub(crate) use go::go_module_path;
 pub(crate) use rust::{cargo_package_name, rust_module};
 
 /// Paths looked up while following one chain of re-exports and glob imports; bounds the
@@ -45,8 +47,9 @@ static RESOLUTION_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU
 pub(crate) struct ParsedFile {
     pub row: FileRow,
     pub facts: Option<CompactFacts>,
-    /// For a `Cargo.toml`: its `[package] name`.
-    pub cargo_package: Option<String>,
+    /// For a manifest: the name it declares (a `Cargo.toml`'s `[package] name`, a
+    /// `go.mod`'s module path).
+    pub package_name: Option<String>,
 }
 
 impl ParsedFile {
@@ -96,6 +99,7 @@ struct Tables<'a> {
     rust: rust::RustTables,
     ecma: ecma::EcmaTables,
     python: python::PythonTables,
+    go: go::GoTables,
     types: types::TypeIndex,
 }
 
@@ -217,6 +221,7 @@ impl Tables<'_> {
             Family::Rust => &self.rust,
             Family::Ecma => &self.ecma,
             Family::Python => &self.python,
+            Family::Go => &self.go,
         }
     }
 
@@ -442,6 +447,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         rust: rust::RustTables::new(files),
         ecma: ecma::EcmaTables::new(files.len()),
         python: python::PythonTables::new(files),
+        go: go::GoTables::new(files),
         types: types::TypeIndex::default(),
     };
     let mut rows: Vec<SymbolRow> = Vec::new();
@@ -459,12 +465,13 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                     tables.python.add_file(fid, &file.row.path, facts, base),
                     ".",
                 ),
+                Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
                 let scopes: Vec<&str> = match family {
-                    Family::Rust | Family::Ecma => facts
+                    Family::Rust | Family::Ecma | Family::Go => facts
                         .modules(d)
                         .iter()
                         .map(String::as_str)
@@ -544,6 +551,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.rust,
         tables.ecma,
         tables.python,
+        tables.go,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));

@@ -175,7 +175,7 @@ impl RustTables {
             .collect();
         let mut crate_names = HashMap::default();
         for file in files {
-            if let Some(name) = &file.cargo_package {
+            if let Some(name) = &file.package_name {
                 let dir = file.row.path.strip_suffix("Cargo.toml").unwrap_or("");
                 crate_names.insert(name.clone(), dir.trim_end_matches('/').to_owned());
             }
