@@ -381,14 +381,6 @@ impl FamilyResolver for EcmaTables {
     fn unwrap_keeps_type(&self) -> bool {
         true
     }
-
-    fn deref_trait(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn derived_member(&self, _member: &str) -> Option<Spec> {
-        None
-    }
 }
 
 /// What the built-in types say about `ty.member`.

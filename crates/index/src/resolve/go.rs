@@ -280,26 +280,8 @@ impl FamilyResolver for GoTables {
         }
     }
 
-    fn outside_callback(
-        &self,
-        _ty: &str,
-        _method: &str,
-        _argument: u32,
-        _parameter: u32,
-    ) -> Option<Spec> {
-        None
-    }
-
-    fn deref_trait(&self) -> Option<&'static str> {
-        None
-    }
-
     fn unwrap_keeps_type(&self) -> bool {
         true
-    }
-
-    fn derived_member(&self, _member: &str) -> Option<Spec> {
-        None
     }
 }
 

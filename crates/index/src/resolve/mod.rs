@@ -194,17 +194,22 @@ trait FamilyResolver: Sync {
 
     /// What parameter `parameter` of a closure passed as argument `argument` to the
     /// outside type's method `method` receives (`Option::map`'s closure: the payload).
+    /// (The default: the family's library says nothing about callbacks.)
     fn outside_callback(
         &self,
-        ty: &str,
-        method: &str,
-        argument: u32,
-        parameter: u32,
-    ) -> Option<types::Spec>;
+        _ty: &str,
+        _method: &str,
+        _argument: u32,
+        _parameter: u32,
+    ) -> Option<types::Spec> {
+        None
+    }
 
     /// The outside trait whose impl makes a type look through to its `Target` (Rust's
     /// `Deref`), if the family has one.
-    fn deref_trait(&self) -> Option<&'static str>;
+    fn deref_trait(&self) -> Option<&'static str> {
+        None
+    }
 
     /// Whether unwrapping leaves any type as it is (TypeScript's `x!`), rather than taking
     /// a payload out (Rust's `?`).
@@ -212,7 +217,9 @@ trait FamilyResolver: Sync {
 
     /// What a member that no repository type declares gives on a repository type when
     /// the language derives it (Rust's `clone` of `#[derive(Clone)]`).
-    fn derived_member(&self, member: &str) -> Option<types::Spec>;
+    fn derived_member(&self, _member: &str) -> Option<types::Spec> {
+        None
+    }
 }
 
 impl Tables<'_> {
