@@ -27,12 +27,15 @@ DEFAULT_KINDS = {
     "Python": ["class", "function", "member", "variable"],
     "Go": ["func", "struct", "interface", "type", "talias", "member", "methodSpec",
            "const", "var"],
+    "Java": ["class", "interface", "enum", "enumConstant", "field", "method",
+             "annotation"],
 }
 
 # mcursor's files of a language, by extension (ctags is told the language instead).
 EXTENSIONS = {
     "Python": (".py", ".pyi", ".pyw"),
     "Go": (".go",),
+    "Java": (".java",),
 }
 
 

@@ -119,6 +119,26 @@ fn go_fixture() {
 }
 
 #[test]
+fn java_fixture() {
+    insta::assert_snapshot!(answers(
+        "java-basic",
+        &[
+            &["find", "add"],
+            &["find", "Cart.add"],
+            &["refs", "Cart.add"],
+            &["refs", "Store.add"],
+            &["refs", "Prices.add"],
+            &["refs", "Cart.total"],
+            &["refs", "Named.label"],
+            &["refs", "Cart"],
+            &["callers", "Store.checkout"],
+            &["callees", "App.main"],
+            &["impls", "Named"],
+        ]
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

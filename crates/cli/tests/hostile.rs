@@ -84,6 +84,12 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         ")".repeat(100_000)
     );
     write(root, "go/deep.go", deep_go.as_bytes());
+    let deep_java = format!(
+        "class Deep {{ int d = {}1{}; }}\nclass AfterDeepJava {{}}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    write(root, "java/Deep.java", deep_java.as_bytes());
     write(
         root,
         "py/broken.py",
@@ -137,6 +143,7 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "after_deep_py",
         "after_broken_py",
         "AfterDeepGo",
+        "AfterDeepJava",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

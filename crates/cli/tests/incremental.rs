@@ -17,7 +17,14 @@ use mcursor_synth::SplitMix64;
 /// The language fixtures side by side in one repository.
 fn mixed_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("tempdir");
-    for name in ["rust-basic", "ts-basic", "js-basic", "py-basic", "go-basic"] {
+    for name in [
+        "rust-basic",
+        "ts-basic",
+        "js-basic",
+        "py-basic",
+        "go-basic",
+        "java-basic",
+    ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
     dir
@@ -59,6 +66,16 @@ fn names_in(root: &Path) -> Vec<String> {
 fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
     let mut pick = || names[rng.below(names.len())].clone();
     let (a, b, c) = (pick(), pick(), pick());
+    if ext == "java" {
+        return match rng.below(4) {
+            0 => format!("\nclass {a} {{ int {b}() {{ return {c}(); }} }}\n"),
+            1 => {
+                format!("\nclass {a} extends {b} {{ void {c}() {{ this.{c}(); super.{c}(); }} }}\n")
+            }
+            2 => format!("\ninterface {a} {{ void {b}(); }}\n"),
+            _ => format!("\nenum {a} {{ {b}; int {c}() {{ return {b}.ordinal(); }} }}\n"),
+        };
+    }
     if ext == "go" {
         return match rng.below(4) {
             0 => format!("\nfunc {a}() int {{ return {b}({c}) }}\n"),

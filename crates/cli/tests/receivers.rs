@@ -184,3 +184,8 @@ fn python_receivers() {
 fn go_receivers() {
     run_language("go");
 }
+
+#[test]
+fn java_receivers() {
+    run_language("java");
+}

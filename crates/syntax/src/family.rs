@@ -95,6 +95,9 @@ pub(crate) struct FamilySyntax {
     pub member_access: &'static [Access],
     /// `f(...)`, `x.m(...)`: the field holding the callee.
     pub calls: &'static [Inner],
+    /// Calls that name the method themselves (Java's `x.m(...)`, `m(...)` is one node):
+    /// the field of the object (absent: the enclosing instance) and of the name.
+    pub method_calls: &'static [Access],
     /// `f::<T>` / generic callee wrappers, looked through to the callee.
     pub generic_callees: &'static [Inner],
     /// `x?`, `x!`: the value unwrapped.
@@ -233,6 +236,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
 
     member_access: &[access("field_expression", "value", "field")],
     calls: &[inner("call_expression", "function")],
+    method_calls: &[],
     generic_callees: &[inner("generic_function", "function")],
     unwraps: &[inner("try_expression", "")],
     awaits: &[inner("await_expression", "")],
@@ -350,6 +354,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
 
     member_access: &[access("member_expression", "object", "property")],
     calls: &[inner("call_expression", "function")],
+    method_calls: &[],
     generic_callees: &[],
     unwraps: &[inner("non_null_expression", "")],
     awaits: &[inner("await_expression", "")],
@@ -479,6 +484,9 @@ pub(crate) enum NodeRole {
     None,
     /// Field ids of the object and the name.
     MemberAccess(u16, u16),
+    /// A call naming its method: field ids of the object (which may be absent) and the
+    /// name.
+    MethodCall(u16, u16),
     Call(u16),
     GenericCallee(u16),
     Unwrap(u16),
@@ -544,6 +552,10 @@ impl FamilyKinds {
         for a in syntax.member_access {
             let (object, name) = (field(a.object), field(a.name));
             set(a.kind, NodeRole::MemberAccess(object, name));
+        }
+        for a in syntax.method_calls {
+            let (object, name) = (field(a.object), field(a.name));
+            set(a.kind, NodeRole::MethodCall(object, name));
         }
         // Each list of (kind, field) and the role its kinds get, given the field's id.
         type InnerRole = (&'static [Inner], fn(u16) -> NodeRole);
@@ -662,6 +674,7 @@ pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
 
     member_access: &[access("attribute", "object", "attribute")],
     calls: &[inner("call", "function")],
+    method_calls: &[],
     generic_callees: &[],
     unwraps: &[],
     awaits: &[inner("await", "")],
@@ -762,6 +775,7 @@ pub(crate) static GO: FamilySyntax = FamilySyntax {
 
     member_access: &[access("selector_expression", "operand", "field")],
     calls: &[inner("call_expression", "function")],
+    method_calls: &[],
     generic_callees: &[],
     unwraps: &[],
     awaits: &[],
@@ -856,5 +870,119 @@ pub(crate) static GO: FamilySyntax = FamilySyntax {
         },
         // `func (s *Server) Run()`: named after its receiver's type (see the query).
         own_members("method_declaration"),
+    ],
+};
+
+/// Where a Java class names what it extends and implements (and an interface what it
+/// extends).
+const JAVA_HERITAGE: &[Inner] = &[
+    inner("superclass", ""),
+    inner("super_interfaces", ""),
+    inner("extends_interfaces", ""),
+    inner("type_list", ""),
+];
+
+/// A Java class-like declaration.
+const fn java_class(kind: &'static str, abstract_type: bool) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: JAVA_HERITAGE,
+        abstract_type,
+        embedded: &[],
+    }
+}
+
+pub(crate) static JAVA: FamilySyntax = FamilySyntax {
+    path_separator: ".",
+    comments: &["line_comment", "block_comment"],
+    doc_line_prefixes: &[],
+    not_doc_prefix: "",
+    doc_block: ("/**", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
+    attributes: &[],
+    declaration_wrappers: &[],
+    export_statement: "",
+
+    member_access: &[access("field_access", "object", "field")],
+    calls: &[],
+    method_calls: &[access("method_invocation", "object", "name")],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[],
+    transparent: &[inner("parenthesized_expression", "")],
+    indexes: &[inner("array_access", "array")],
+    casts: &[inner("cast_expression", "type")],
+    constructions: &[inner("object_creation_expression", "type")],
+    self_values: &["this"],
+    self_names: &[],
+    super_values: &["super"],
+    super_calls: &[],
+    identifiers: &["identifier"],
+    value_paths: &[],
+    literals: &[
+        ("string_literal", "String"),
+        ("decimal_integer_literal", "int"),
+        ("hex_integer_literal", "int"),
+        ("decimal_floating_point_literal", "double"),
+        ("character_literal", "char"),
+        ("true", "boolean"),
+        ("false", "boolean"),
+        ("lambda_expression", "function"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[],
+    generic_types: &[access("generic_type", "", "")],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &["type_identifier", "scoped_type_identifier"],
+    array_types: &[inner("array_type", "element")],
+    bound_types: &[],
+    union_types: &[],
+    tuple_types: &[],
+    builtin_types: &[
+        "integral_type",
+        "floating_point_type",
+        "boolean_type",
+        "void_type",
+    ],
+    function_types: &[],
+    unknown_type_names: &["var", "Object"],
+    nullish_type_names: &[],
+    self_type_name: "",
+    self_types: &[],
+    generic_scopes: "",
+    type_parameters: &[],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[
+        inner("method_declaration", "type"),
+        inner("field_declaration", "type"),
+        inner("constant_declaration", "type"),
+        inner("formal_parameter", "type"),
+    ],
+    definition_values: &[],
+    function_values: &[],
+    parameter_lists: &[
+        inner("method_declaration", "parameters"),
+        inner("constructor_declaration", "parameters"),
+    ],
+    parameters: &[inner("formal_parameter", "type")],
+    untyped_parameters: &[],
+    closure_parameter_lists: &["inferred_parameters"],
+    tuple_patterns: &[],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[
+        java_class("class_declaration", false),
+        java_class("interface_declaration", true),
+        java_class("enum_declaration", false),
+        java_class("record_declaration", false),
+        own_members("annotation_type_declaration"),
     ],
 };

@@ -1,6 +1,6 @@
 //! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
-//! from` statements, Python `import`/`from ... import` and Go import specs, turned into
-//! [`Import`] records.
+//! from` statements, Python `import`/`from ... import`, Go import specs and Java
+//! `import` declarations, turned into [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
@@ -25,6 +25,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Ecma => ecma_import(node, source, &mut out),
             Family::Python => python_import(node, source, &mut out),
             Family::Go => go_import(node, source, &mut out),
+            Family::Java => java_import(node, source, &mut out),
         }
     }
     out
@@ -478,4 +479,42 @@ fn go_import(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
             start: position(path_node),
         });
     }
+}
+
+/// `import a.b.C;` (known as `C`), `import a.b.*;` (`*`), `import static a.b.C.m;` (`m`),
+/// `import static a.b.C.*;`. The target's source is everything before the last name: a
+/// package for type imports, a type for static ones (the resolver tells them apart).
+fn java_import(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let mut path_node = None;
+    let mut on_demand = false;
+    for i in 0..declaration.named_child_count() as u32 {
+        let Some(child) = declaration.named_child(i) else {
+            continue;
+        };
+        match child.kind() {
+            "scoped_identifier" | "identifier" => path_node = Some(child),
+            "asterisk" => on_demand = true,
+            _ => {}
+        }
+    }
+    let Some(path_node) = path_node else { return };
+    let path = dotted(path_node, source);
+    let (module, local) = if on_demand {
+        (path.clone(), "*".to_owned())
+    } else {
+        match path.rsplit_once('.') {
+            Some((module, name)) => (module.to_owned(), name.to_owned()),
+            None => return,
+        }
+    };
+    out.push(Import {
+        local: local.clone(),
+        target: ImportTarget::Module {
+            source: module,
+            imported: Some(local),
+        },
+        reexport: false,
+        modules: Vec::new(),
+        start: position(last_name(path_node)),
+    });
 }

@@ -25,6 +25,7 @@ pub enum Lang {
     JavaScript,
     Python,
     Go,
+    Java,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -36,10 +37,17 @@ pub enum Family {
     Ecma,
     Python,
     Go,
+    Java,
 }
 
 impl Family {
-    pub const ALL: [Family; 4] = [Family::Rust, Family::Ecma, Family::Python, Family::Go];
+    pub const ALL: [Family; 5] = [
+        Family::Rust,
+        Family::Ecma,
+        Family::Python,
+        Family::Go,
+        Family::Java,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -47,6 +55,7 @@ impl Family {
             Family::Ecma => "ecmascript",
             Family::Python => "python",
             Family::Go => "go",
+            Family::Java => "java",
         }
     }
 
@@ -56,7 +65,9 @@ impl Family {
     pub fn has_overloads(self) -> bool {
         match self {
             Family::Rust | Family::Go => false,
-            Family::Ecma | Family::Python => true,
+            // Java overloads are distinct methods, but uses are not told apart by their
+            // argument types here, so all of them are one function to `refs`.
+            Family::Ecma | Family::Python | Family::Java => true,
         }
     }
 
@@ -67,6 +78,7 @@ impl Family {
             Family::Ecma => &crate::family::ECMA,
             Family::Python => &crate::family::PYTHON,
             Family::Go => &crate::family::GO,
+            Family::Java => &crate::family::JAVA,
         }
     }
 }
@@ -96,6 +108,7 @@ const TS_TAGS: QueryFile = query_file!("typescript/tags.scm");
 const TS_FALLBACK: QueryFile = query_file!("typescript/fallback.scm");
 const PYTHON_TAGS: QueryFile = query_file!("python/tags.scm");
 const GO_TAGS: QueryFile = query_file!("go/tags.scm");
+const JAVA_TAGS: QueryFile = query_file!("java/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -117,7 +130,7 @@ pub struct LangSpec {
 }
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
-pub static LANGUAGES: [LangSpec; 6] = [
+pub static LANGUAGES: [LangSpec; 7] = [
     LangSpec {
         lang: Lang::Rust,
         name: "rust",
@@ -178,6 +191,16 @@ pub static LANGUAGES: [LangSpec; 6] = [
         grammar: || tree_sitter_go::LANGUAGE.into(),
         queries: &[GO_TAGS],
     },
+    LangSpec {
+        lang: Lang::Java,
+        name: "java",
+        aliases: &[],
+        extensions: &["java"],
+        family: Family::Java,
+        store_code: 7,
+        grammar: || tree_sitter_java::LANGUAGE.into(),
+        queries: &[JAVA_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -192,8 +215,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 19] = [
-    text_only("java", &[], &["java"]),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 18] = [
     text_only("csharp", &["c#", "cs"], &["cs"]),
     text_only("c", &[], &["c", "h"]),
     text_only("cpp", &["c++"], &["cc", "cpp", "cxx", "hpp", "hh", "hxx"]),
@@ -250,13 +272,14 @@ impl TextOnlyLanguage {
 const EXTRACTION_REVISION: u32 = 3;
 
 impl Lang {
-    pub const ALL: [Lang; 6] = [
+    pub const ALL: [Lang; 7] = [
         Lang::Rust,
         Lang::TypeScript,
         Lang::Tsx,
         Lang::JavaScript,
         Lang::Python,
         Lang::Go,
+        Lang::Java,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -268,6 +291,7 @@ impl Lang {
             Lang::JavaScript => 3,
             Lang::Python => 4,
             Lang::Go => 5,
+            Lang::Java => 6,
         };
         &LANGUAGES[slot]
     }
@@ -331,7 +355,8 @@ impl Lang {
 
     /// The compiled grammar and query, built once per process.
     pub fn support(self) -> Result<&'static LanguageSupport, &'static QueryError> {
-        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 6] = [
+        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 7] = [
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -573,7 +598,8 @@ mod tests {
             ("a.py", Some(Lang::Python)),
             ("a.pyi", Some(Lang::Python)),
             ("a.go", Some(Lang::Go)),
-            ("a.java", None),
+            ("a.java", Some(Lang::Java)),
+            ("a.cs", None),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -593,8 +619,8 @@ mod tests {
             }
         }
         assert_eq!(
-            TextOnlyLanguage::of_path("pkg/Session.java").map(|l| l.name),
-            Some("java")
+            TextOnlyLanguage::of_path("pkg/Session.cs").map(|l| l.name),
+            Some("csharp")
         );
         assert_eq!(
             TextOnlyLanguage::of_path("include/a.H").map(|l| l.name),
@@ -608,5 +634,6 @@ mod tests {
         );
         assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());
+        assert!(TextOnlyLanguage::of_path("pkg/Session.java").is_none());
     }
 }

@@ -110,7 +110,15 @@ impl<'a> Converter<'a> {
                     // A type parameter or `Self` with arguments: the arguments say nothing.
                     return named;
                 };
-                let args = field_child(node, args)
+                // Without a field, the arguments are the last named child (`List[Foo]`,
+                // `Map<K, V>` in grammars that name no fields there).
+                let args = if args == 0 {
+                    node.named_child(node.named_child_count().saturating_sub(1) as u32)
+                        .filter(|last| Some(last.id()) != Some(base.id()))
+                } else {
+                    node.child_by_field_id(args)
+                };
+                let args = args
                     .map(|list| {
                         named_children(list)
                             .filter(|arg| !syntax.ignored_type_arguments.contains(&arg.kind()))
@@ -459,6 +467,20 @@ impl<'a> Converter<'a> {
                     };
                     reversed.push(ValueStep::Field(self.text(name).into_owned()));
                     node = object;
+                }
+                NodeRole::MethodCall(object, name) => {
+                    let Some(name) = node.child_by_field_id(name) else {
+                        break ValueRoot::Unknown;
+                    };
+                    reversed.push(ValueStep::Call(self.text(name).into_owned()));
+                    // Without an object, the method is the enclosing instance's.
+                    match (object != 0)
+                        .then(|| node.child_by_field_id(object))
+                        .flatten()
+                    {
+                        Some(object) => node = object,
+                        None => break ValueRoot::SelfValue,
+                    }
                 }
                 NodeRole::Call(function) => {
                     let Some(mut callee) = field_child(node, function) else {

@@ -159,6 +159,7 @@ impl EcmaTables {
             receiver,
             qualifier,
             candidates,
+            ..
         } = *reference;
         let facts = at.facts;
         let fid = at.fid;

@@ -205,6 +205,7 @@ impl GoTables {
             receiver: _,
             qualifier,
             candidates,
+            ..
         } = *reference;
         if let Some(q) = qualifier {
             // `pkg.Name` through an import; other selectors are the receiver-type pass's,

@@ -20,6 +20,7 @@
 mod ecma;
 mod facts;
 mod go;
+mod java;
 mod python;
 mod rust;
 mod types;
@@ -100,6 +101,7 @@ struct Tables<'a> {
     ecma: ecma::EcmaTables,
     python: python::PythonTables,
     go: go::GoTables,
+    java: java::JavaTables,
     types: types::TypeIndex,
 }
 
@@ -142,6 +144,9 @@ struct Use<'a> {
     kind: RefKind,
     /// The qualifier is a value (`x.name`), not a path.
     receiver: bool,
+    /// A local binding is the receiver (`s.flush()` with `s` a parameter or a variable):
+    /// its qualifier names no global.
+    local_receiver: bool,
     qualifier: Option<&'a str>,
     /// Every definition in the repository with this name.
     candidates: &'a [u32],
@@ -229,6 +234,7 @@ impl Tables<'_> {
             Family::Ecma => &self.ecma,
             Family::Python => &self.python,
             Family::Go => &self.go,
+            Family::Java => &self.java,
         }
     }
 
@@ -455,6 +461,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         ecma: ecma::EcmaTables::new(files.len()),
         python: python::PythonTables::new(files),
         go: go::GoTables::new(files),
+        java: java::JavaTables::default(),
         types: types::TypeIndex::default(),
     };
     let mut rows: Vec<SymbolRow> = Vec::new();
@@ -473,12 +480,13 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                     ".",
                 ),
                 Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
+                Family::Java => (tables.java.add_file(facts, base), "."),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
                 let scopes: Vec<&str> = match family {
-                    Family::Rust | Family::Ecma | Family::Go => facts
+                    Family::Rust | Family::Ecma | Family::Go | Family::Java => facts
                         .modules(d)
                         .iter()
                         .map(String::as_str)
@@ -559,6 +567,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.ecma,
         tables.python,
         tables.go,
+        tables.java,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));
@@ -617,6 +626,11 @@ impl Tables<'_> {
                 name,
                 kind: r.kind,
                 receiver: r.receiver,
+                // A receiver chain whose root is not a path went through a local (or is an
+                // expression): `Path` roots are the only unbound names.
+                local_receiver: facts
+                    .chain(r)
+                    .is_some_and(|c| !matches!(c.root, mcursor_syntax::ValueRoot::Path(_))),
                 qualifier: (r.qualifier != NONE).then(|| facts.string(r.qualifier)),
                 candidates: self.candidates(name),
             };

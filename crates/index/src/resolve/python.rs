@@ -418,6 +418,7 @@ impl PythonTables {
             receiver: _,
             qualifier,
             candidates,
+            ..
         } = *reference;
         let compatible = |s: &super::Symbol| compatible_kind(kind, s.kind);
         if let Some(q) = qualifier {

@@ -421,6 +421,7 @@ impl RustTables {
             receiver,
             qualifier,
             candidates,
+            ..
         } = *reference;
         let facts = at.facts;
         let Some(module) = self.modules[at.fid as usize].as_ref() else {
@@ -634,6 +635,7 @@ impl RustTables {
             name,
             kind,
             receiver: false,
+            local_receiver: false,
             qualifier: qualifier.as_deref(),
             candidates,
         };

@@ -438,7 +438,7 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             Family::Rust => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
             // A property holding a function is called like a method; Python calls a
             // class attribute holding a callable the same way.
-            Family::Ecma | Family::Python | Family::Go => matches!(
+            Family::Ecma | Family::Python | Family::Go | Family::Java => matches!(
                 symbol,
                 SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
             ),
