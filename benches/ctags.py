@@ -29,6 +29,8 @@ DEFAULT_KINDS = {
            "const", "var"],
     "Java": ["class", "interface", "enum", "enumConstant", "field", "method",
              "annotation"],
+    "C#": ["class", "struct", "interface", "enum", "enumerator", "field", "method",
+           "property", "event"],
 }
 
 # mcursor's files of a language, by extension (ctags is told the language instead).
@@ -36,6 +38,7 @@ EXTENSIONS = {
     "Python": (".py", ".pyi", ".pyw"),
     "Go": (".go",),
     "Java": (".java",),
+    "C#": (".cs",),
 }
 
 
@@ -63,7 +66,13 @@ def ctags_tags(root, language, kinds):
         if tag.get("_type") != "tag" or tag.get("kind") not in kinds:
             continue
         path = tag["path"].removeprefix("./")
-        tags.append((path, tag["line"], tag["name"], tag["kind"]))
+        name = tag["name"]
+        if language == "C#":
+            # An explicit interface implementation (`IEnumerable.GetEnumerator`) is
+            # named by ctags with its interface; mcursor names the method.
+            # A destructor (`~Finalizer`) is named by its class's name.
+            name = name.rsplit(".", 1)[-1].removeprefix("~")
+        tags.append((path, tag["line"], name, tag["kind"]))
     return tags
 
 

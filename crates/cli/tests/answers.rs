@@ -144,39 +144,39 @@ fn languages_read_as_text_only_are_named_not_mistaken_for_absent_symbols() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("pkg")).expect("mkdir");
     std::fs::write(
-        dir.path().join("pkg/Session.cs"),
-        "namespace Pkg;\n\nclass Session {\n  void Send() {}\n}\n",
+        dir.path().join("pkg/session.rb"),
+        "module Pkg\n\n  class Session\n    def send_it; end\n  end\nend\n",
     )
     .expect("write");
     std::fs::write(dir.path().join("lib.rs"), "pub fn helper() {}\n").expect("write");
     let built = mcursor(dir.path(), &["index"]);
     assert!(
         stdout(&built)
-            .contains("read as text only (no symbols; `search` covers them): 1 csharp file"),
+            .contains("read as text only (no symbols; `search` covers them): 1 ruby file"),
         "{}",
         stdout(&built)
     );
     let missing = mcursor(dir.path(), &["find", "Session"]);
     assert_eq!(missing.status.code(), Some(1));
     let said = stderr(&missing);
-    assert!(said.contains("1 csharp file, read as text only"), "{said}");
+    assert!(said.contains("1 ruby file, read as text only"), "{said}");
     assert!(said.contains("`mcursor search Session`"), "{said}");
     let found = mcursor(dir.path(), &["search", "Session"]);
     assert!(
-        stdout(&found).contains("pkg/Session.cs:3:"),
+        stdout(&found).contains("pkg/session.rb:3:"),
         "{}",
         stdout(&found)
     );
 
-    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "csharp"]);
+    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "ruby"]);
     assert_eq!(refused.status.code(), Some(2));
     let said = stderr(&refused);
     assert!(
-        said.contains("csharp files are indexed as text only"),
+        said.contains("ruby files are indexed as text only"),
         "{said}"
     );
     assert!(
-        said.contains("rust, typescript, tsx, javascript, python, go, java"),
+        said.contains("rust, typescript, tsx, javascript, python, go, java, csharp"),
         "{said}"
     );
 }

@@ -139,6 +139,27 @@ fn java_fixture() {
 }
 
 #[test]
+fn csharp_fixture() {
+    insta::assert_snapshot!(answers(
+        "csharp-basic",
+        &[
+            &["find", "Add"],
+            &["find", "Cart.Add"],
+            &["refs", "Cart.Add"],
+            &["refs", "Store.Add"],
+            &["refs", "Prices.Add"],
+            &["refs", "Cart.Total"],
+            &["refs", "INamed.Label"],
+            &["refs", "Cart"],
+            &["refs", "Prices.WithTax"],
+            &["callers", "Cart.Discount"],
+            &["callees", "Program.Main"],
+            &["impls", "INamed"],
+        ]
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

@@ -90,6 +90,12 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         ")".repeat(100_000)
     );
     write(root, "java/Deep.java", deep_java.as_bytes());
+    let deep_csharp = format!(
+        "class Deep {{ int d = {}1{}; }}\nclass AfterDeepCSharp {{}}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    write(root, "cs/Deep.cs", deep_csharp.as_bytes());
     write(
         root,
         "py/broken.py",
@@ -144,6 +150,7 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "after_broken_py",
         "AfterDeepGo",
         "AfterDeepJava",
+        "AfterDeepCSharp",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

@@ -24,6 +24,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "py-basic",
         "go-basic",
         "java-basic",
+        "csharp-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -74,6 +75,17 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             }
             2 => format!("\ninterface {a} {{ void {b}(); }}\n"),
             _ => format!("\nenum {a} {{ {b}; int {c}() {{ return {b}.ordinal(); }} }}\n"),
+        };
+    }
+    if ext == "cs" {
+        return match rng.below(5) {
+            0 => format!("\nclass {a} {{ int {b}() => {c}(); }}\n"),
+            1 => format!(
+                "\npartial class {a} : {b} {{ void {c}() {{ this.{c}(); base.{c}(); }} }}\n"
+            ),
+            2 => format!("\ninterface {a} {{ void {b}(); }}\n"),
+            3 => format!("\nstatic class {a} {{ static int {b}(this {c} x) => x.{b}(); }}\n"),
+            _ => format!("\nenum {a} {{ {b}, {c} }}\n"),
         };
     }
     if ext == "go" {

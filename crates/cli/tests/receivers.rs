@@ -189,3 +189,8 @@ fn go_receivers() {
 fn java_receivers() {
     run_language("java");
 }
+
+#[test]
+fn csharp_receivers() {
+    run_language("csharp");
+}

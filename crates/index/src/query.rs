@@ -800,7 +800,10 @@ impl Index {
                     self.file_lang(r.file).map(Lang::family) == target.lang.map(Lang::family);
                 let kind = target.kind;
                 let kind_fits = match r.shape {
-                    RefShape::Member => crate::resolve::member_may_be(r.kind, kind),
+                    RefShape::Member => match target.lang.map(Lang::family) {
+                        Some(family) => crate::resolve::member_may_be(r.kind, kind, family),
+                        None => false,
+                    },
                     RefShape::Path => r.kind.can_refer_to(kind),
                     RefShape::Bare => {
                         r.kind.can_refer_to(kind)

@@ -756,8 +756,14 @@ impl Extractor<'_> {
                     let CaptureRole::Reference(kind) = r.role else {
                         continue;
                     };
+                    let mut name = self.text(r.name).into_owned();
+                    if let Some(Some(suffix)) = self.support.name_suffixes.get(r.pattern)
+                        && !name.ends_with(&**suffix)
+                    {
+                        name.push_str(suffix);
+                    }
                     out_references.push(Reference {
-                        name: self.text(r.name).into_owned(),
+                        name,
                         kind,
                         start: position(r.name.start_position()),
                         start_byte: r.name.start_byte() as u32,

@@ -539,6 +539,24 @@ impl FamilyKinds {
             fields.push((name, id));
             id
         };
+        // `this` and `base` are anonymous keyword nodes in some grammars (C#): these two
+        // lists take the keyword's id where the grammar has no named node of the kind.
+        for (kinds, role) in [
+            (syntax.self_values, NodeRole::SelfValue),
+            (syntax.super_values, NodeRole::SuperValue),
+        ] {
+            for kind in kinds {
+                let id = match language.id_for_node_kind(kind, true) {
+                    0 => language.id_for_node_kind(kind, false),
+                    named => named,
+                };
+                if let Some(slot) = roles.get_mut(id as usize)
+                    && id != 0
+                {
+                    *slot = role;
+                }
+            }
+        }
         let mut set = |kind: &str, role: NodeRole| {
             // A kind name can have a named and an anonymous id; only named nodes matter.
             let id = language.id_for_node_kind(kind, true);
@@ -590,8 +608,6 @@ impl FamilyKinds {
             set(kind, NodeRole::Literal(i as u16));
         }
         for (kinds, role) in [
-            (syntax.self_values, NodeRole::SelfValue),
-            (syntax.super_values, NodeRole::SuperValue),
             (syntax.identifiers, NodeRole::Identifier),
             (syntax.value_paths, NodeRole::ValuePath),
             (syntax.type_names, NodeRole::TypeName),
@@ -984,5 +1000,129 @@ pub(crate) static JAVA: FamilySyntax = FamilySyntax {
         java_class("enum_declaration", false),
         java_class("record_declaration", false),
         own_members("annotation_type_declaration"),
+    ],
+};
+
+/// Where a C# type names its base class and interfaces.
+const CSHARP_HERITAGE: &[Inner] = &[inner("base_list", "")];
+
+/// A C# type declaration.
+const fn csharp_type(kind: &'static str, abstract_type: bool) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: CSHARP_HERITAGE,
+        abstract_type,
+        embedded: &[],
+    }
+}
+
+pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
+    path_separator: ".",
+    comments: &["comment"],
+    doc_line_prefixes: &["///"],
+    not_doc_prefix: "////",
+    doc_block: ("/**", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
+    attributes: &["attribute_list"],
+    // A field's definition node is its `variable_declaration` (where the type is); the
+    // doc comment sits before the whole declaration.
+    declaration_wrappers: &["field_declaration", "event_field_declaration"],
+    export_statement: "",
+
+    member_access: &[access("member_access_expression", "expression", "name")],
+    calls: &[inner("invocation_expression", "function")],
+    method_calls: &[],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[inner("await_expression", "")],
+    transparent: &[
+        inner("parenthesized_expression", ""),
+        inner("ref_expression", ""),
+        inner("checked_expression", ""),
+    ],
+    indexes: &[inner("element_access_expression", "expression")],
+    casts: &[
+        inner("cast_expression", "type"),
+        inner("as_expression", "right"),
+    ],
+    constructions: &[
+        inner("object_creation_expression", "type"),
+        inner("array_creation_expression", "type"),
+    ],
+    self_values: &["this"],
+    self_names: &[],
+    super_values: &["base"],
+    super_calls: &[],
+    identifiers: &["identifier"],
+    value_paths: &[],
+    literals: &[
+        ("string_literal", "string"),
+        ("verbatim_string_literal", "string"),
+        ("raw_string_literal", "string"),
+        ("interpolated_string_expression", "string"),
+        ("integer_literal", "int"),
+        ("real_literal", "double"),
+        ("character_literal", "char"),
+        ("boolean_literal", "bool"),
+        ("lambda_expression", "function"),
+        ("anonymous_method_expression", "function"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[
+        inner("nullable_type", "type"),
+        inner("ref_type", "type"),
+        inner("scoped_type", "type"),
+    ],
+    generic_types: &[access("generic_name", "", "")],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &["qualified_name", "alias_qualified_name"],
+    array_types: &[inner("array_type", "type")],
+    bound_types: &[],
+    union_types: &[],
+    tuple_types: &["tuple_type"],
+    builtin_types: &["predefined_type", "pointer_type", "function_pointer_type"],
+    function_types: &[],
+    unknown_type_names: &["dynamic"],
+    nullish_type_names: &[],
+    self_type_name: "",
+    self_types: &[],
+    generic_scopes: "",
+    type_parameters: &[],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[
+        inner("method_declaration", "returns"),
+        inner("local_function_statement", "type"),
+        inner("property_declaration", "type"),
+        inner("event_declaration", "type"),
+        inner("variable_declaration", "type"),
+        inner("parameter", "type"),
+    ],
+    definition_values: &[],
+    function_values: &[],
+    parameter_lists: &[
+        inner("method_declaration", "parameters"),
+        inner("constructor_declaration", "parameters"),
+        inner("local_function_statement", "parameters"),
+    ],
+    parameters: &[inner("parameter", "type")],
+    untyped_parameters: &[],
+    closure_parameter_lists: &[],
+    tuple_patterns: &[],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[
+        csharp_type("class_declaration", false),
+        csharp_type("struct_declaration", false),
+        csharp_type("record_declaration", false),
+        csharp_type("interface_declaration", true),
+        own_members("enum_declaration"),
     ],
 };

@@ -1,6 +1,6 @@
 //! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
-//! from` statements, Python `import`/`from ... import`, Go import specs and Java
-//! `import` declarations, turned into [`Import`] records.
+//! from` statements, Python `import`/`from ... import`, Go import specs, Java `import`
+//! declarations and C# `using` directives, turned into [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
@@ -26,6 +26,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Python => python_import(node, source, &mut out),
             Family::Go => go_import(node, source, &mut out),
             Family::Java => java_import(node, source, &mut out),
+            Family::CSharp => csharp_using(node, source, &mut out),
         }
     }
     out
@@ -517,4 +518,57 @@ fn java_import(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
         modules: Vec::new(),
         start: position(last_name(path_node)),
     });
+}
+
+/// `using A.B;` (every type of namespace `A.B`, known as `*`), `using static A.B.C;` (the
+/// static members and nested types of type `A.B.C`, also `*`: the resolver tells a type
+/// from a namespace), `using X = A.B.C;` (known as `X`). A `global using` applies to every
+/// file of the project, which the record says as a re-export.
+fn csharp_using(directive: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let mut global = false;
+    let mut target = None;
+    for i in 0..directive.child_count() {
+        let Some(child) = directive.child(i) else {
+            continue;
+        };
+        match child.kind() {
+            "global" if !child.is_named() => global = true,
+            "identifier" | "qualified_name" | "generic_name" | "alias_qualified_name"
+                if child.is_named() && directive.field_name_for_child(i) != Some("name") =>
+            {
+                target = Some(child)
+            }
+            _ => {}
+        }
+    }
+    let Some(target) = target else { return };
+    // `using L = System.Collections.Generic.List<int>;`: the type without its arguments;
+    // `global::A.B`: the path without the global alias.
+    let full = dotted(target, source);
+    let path = full.split('<').next().unwrap_or_default();
+    let path = path.strip_prefix("global::").unwrap_or(path);
+    let start = position(last_name(target));
+    let import = |local: String, source_path: &str, imported: String| Import {
+        local,
+        target: ImportTarget::Module {
+            source: source_path.to_owned(),
+            imported: Some(imported),
+        },
+        reexport: global,
+        modules: Vec::new(),
+        start,
+    };
+    match directive.child_by_field_name("name") {
+        Some(alias) => {
+            let Some((namespace, name)) = path.rsplit_once('.') else {
+                return;
+            };
+            out.push(import(
+                text(alias, source).into_owned(),
+                namespace,
+                name.to_owned(),
+            ));
+        }
+        None => out.push(import("*".to_owned(), path, "*".to_owned())),
+    }
 }

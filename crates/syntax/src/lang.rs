@@ -26,6 +26,7 @@ pub enum Lang {
     Python,
     Go,
     Java,
+    CSharp,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -38,15 +39,17 @@ pub enum Family {
     Python,
     Go,
     Java,
+    CSharp,
 }
 
 impl Family {
-    pub const ALL: [Family; 5] = [
+    pub const ALL: [Family; 6] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
         Family::Go,
         Family::Java,
+        Family::CSharp,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -56,6 +59,7 @@ impl Family {
             Family::Python => "python",
             Family::Go => "go",
             Family::Java => "java",
+            Family::CSharp => "csharp",
         }
     }
 
@@ -65,9 +69,9 @@ impl Family {
     pub fn has_overloads(self) -> bool {
         match self {
             Family::Rust | Family::Go => false,
-            // Java overloads are distinct methods, but uses are not told apart by their
-            // argument types here, so all of them are one function to `refs`.
-            Family::Ecma | Family::Python | Family::Java => true,
+            // Java and C# overloads are distinct methods, but uses are not told apart by
+            // their argument types here, so all of them are one function to `refs`.
+            Family::Ecma | Family::Python | Family::Java | Family::CSharp => true,
         }
     }
 
@@ -79,6 +83,7 @@ impl Family {
             Family::Python => &crate::family::PYTHON,
             Family::Go => &crate::family::GO,
             Family::Java => &crate::family::JAVA,
+            Family::CSharp => &crate::family::CSHARP,
         }
     }
 }
@@ -109,6 +114,7 @@ const TS_FALLBACK: QueryFile = query_file!("typescript/fallback.scm");
 const PYTHON_TAGS: QueryFile = query_file!("python/tags.scm");
 const GO_TAGS: QueryFile = query_file!("go/tags.scm");
 const JAVA_TAGS: QueryFile = query_file!("java/tags.scm");
+const CSHARP_TAGS: QueryFile = query_file!("csharp/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -130,7 +136,7 @@ pub struct LangSpec {
 }
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
-pub static LANGUAGES: [LangSpec; 7] = [
+pub static LANGUAGES: [LangSpec; 8] = [
     LangSpec {
         lang: Lang::Rust,
         name: "rust",
@@ -201,6 +207,16 @@ pub static LANGUAGES: [LangSpec; 7] = [
         grammar: || tree_sitter_java::LANGUAGE.into(),
         queries: &[JAVA_TAGS],
     },
+    LangSpec {
+        lang: Lang::CSharp,
+        name: "csharp",
+        aliases: &["c#", "cs"],
+        extensions: &["cs"],
+        family: Family::CSharp,
+        store_code: 8,
+        grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
+        queries: &[CSHARP_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -215,8 +231,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 18] = [
-    text_only("csharp", &["c#", "cs"], &["cs"]),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 17] = [
     text_only("c", &[], &["c", "h"]),
     text_only("cpp", &["c++"], &["cc", "cpp", "cxx", "hpp", "hh", "hxx"]),
     text_only("ruby", &["rb"], &["rb"]),
@@ -272,7 +287,7 @@ impl TextOnlyLanguage {
 const EXTRACTION_REVISION: u32 = 3;
 
 impl Lang {
-    pub const ALL: [Lang; 7] = [
+    pub const ALL: [Lang; 8] = [
         Lang::Rust,
         Lang::TypeScript,
         Lang::Tsx,
@@ -280,6 +295,7 @@ impl Lang {
         Lang::Python,
         Lang::Go,
         Lang::Java,
+        Lang::CSharp,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -292,6 +308,7 @@ impl Lang {
             Lang::Python => 4,
             Lang::Go => 5,
             Lang::Java => 6,
+            Lang::CSharp => 7,
         };
         &LANGUAGES[slot]
     }
@@ -355,7 +372,8 @@ impl Lang {
 
     /// The compiled grammar and query, built once per process.
     pub fn support(self) -> Result<&'static LanguageSupport, &'static QueryError> {
-        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 7] = [
+        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 8] = [
+            OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
             OnceLock::new(),
@@ -494,6 +512,9 @@ pub struct LanguageSupport {
     pub(crate) roles: Vec<CaptureRole>,
     /// The family's node kinds, resolved to this grammar's ids.
     pub(crate) kinds: FamilyKinds,
+    /// Per pattern: a suffix its reference's name takes when the source leaves it out
+    /// (`(#set! name.suffix "Attribute")`: C#'s `[Cached]` names `CachedAttribute`).
+    pub(crate) name_suffixes: Vec<Option<Box<str>>>,
 }
 
 impl LanguageSupport {
@@ -510,12 +531,22 @@ impl LanguageSupport {
             .collect::<Result<Vec<_>, _>>()
             .map_err(|message| QueryError { lang, message })?;
         let kinds = FamilyKinds::new(lang.family().syntax(), &language);
+        let name_suffixes = (0..query.pattern_count())
+            .map(|pattern| {
+                query
+                    .property_settings(pattern)
+                    .iter()
+                    .find(|p| &*p.key == "name.suffix")
+                    .and_then(|p| p.value.clone())
+            })
+            .collect();
         Ok(Self {
             lang,
             language,
             query,
             roles,
             kinds,
+            name_suffixes,
         })
     }
 }
@@ -599,7 +630,8 @@ mod tests {
             ("a.pyi", Some(Lang::Python)),
             ("a.go", Some(Lang::Go)),
             ("a.java", Some(Lang::Java)),
-            ("a.cs", None),
+            ("a.cs", Some(Lang::CSharp)),
+            ("a.c", None),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -619,8 +651,8 @@ mod tests {
             }
         }
         assert_eq!(
-            TextOnlyLanguage::of_path("pkg/Session.cs").map(|l| l.name),
-            Some("csharp")
+            TextOnlyLanguage::of_path("src/session.cpp").map(|l| l.name),
+            Some("cpp")
         );
         assert_eq!(
             TextOnlyLanguage::of_path("include/a.H").map(|l| l.name),
@@ -628,12 +660,10 @@ mod tests {
         );
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
-        assert_eq!(
-            TextOnlyLanguage::named("C#").map(|l| l.name),
-            Some("csharp")
-        );
+        assert_eq!(TextOnlyLanguage::named("C++").map(|l| l.name), Some("cpp"));
         assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/Session.java").is_none());
+        assert!(TextOnlyLanguage::of_path("pkg/Session.cs").is_none());
     }
 }

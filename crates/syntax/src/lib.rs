@@ -416,6 +416,7 @@ pub struct Import {
     pub local: String,
     pub target: ImportTarget,
     /// `pub use` or `export ... from`: the name is visible to importers of this file.
+    /// (C#'s `global using`: visible in every file of the project.)
     pub reexport: bool,
     /// Inline modules the import sits in, outermost first.
     pub modules: Vec<String>,

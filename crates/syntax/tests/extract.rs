@@ -226,3 +226,71 @@ fn rust_calls_inside_macro_arguments() {
         .collect();
     assert_eq!(on_line_4, ["format"]);
 }
+
+#[test]
+fn csharp_sample() {
+    let src = r#"global using Acme.Core;
+using System.Collections.Generic;
+using static Acme.Util.Helpers;
+using Clock = Acme.Util.Clock;
+
+namespace Acme.Shop;
+
+/// <summary>A cart.</summary>
+[Cached]
+public partial class Cart<T> : Base, INamed where T : IItem
+{
+    private readonly List<Item> items = new List<Item>();
+    public int Count { get; set; }
+    public Cart Add(Item item) { var copy = new Item(); this.items.Add(copy); return this; }
+    public class Line { public int Qty; }
+}
+
+public static class CartExtensions
+{
+    public static int Doubled(this Cart cart) => cart.Count * 2;
+}
+"#;
+    let got = facts(Lang::CSharp, src);
+    println!("{got}");
+    let expected = [
+        // Namespaces qualify definitions; nested types are qualified by their outer type.
+        "def class Acme.Shop::Cart",
+        "def field Acme.Shop::Cart::items",
+        "def field Acme.Shop::Cart::Count",
+        "def method Acme.Shop::Cart::Add",
+        "def class Acme.Shop::Cart::Line",
+        // A field's type is on its definition; the doc comment on the type.
+        ": List<Item>",
+        r#"doc="<summary>A cart.</summary>""#,
+        // An extension method is a function of its class.
+        "def function Acme.Shop::CartExtensions::Doubled",
+        // `[Cached]` names the attribute class; base types are type references.
+        "ref type CachedAttribute",
+        "ref type Base",
+        "ref type INamed",
+        "ref type IItem",
+        // Members through `this` and locals typed by `var x = new T()`.
+        "ref field items @14:62 on self",
+        "ref call Add @14:68 on self.items",
+        // Usings: global (re-exported to every file), on-demand, static, alias.
+        r#"import * <- Module { source: "Acme.Core", imported: Some("*") } reexport=true"#,
+        r#"import * <- Module { source: "System.Collections.Generic", imported: Some("*") } reexport=false"#,
+        r#"import * <- Module { source: "Acme.Util.Helpers", imported: Some("*") } reexport=false"#,
+        r#"import Clock <- Module { source: "Acme.Util", imported: Some("Clock") } reexport=false"#,
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // The type parameter is not a reference; neither is the namespace's name.
+    assert!(!got.contains("ref identifier T "), "{got}");
+    assert!(!got.contains("ref type T "), "{got}");
+    assert!(!got.contains("ref identifier Shop"), "{got}");
+    assert_eq!(
+        receivers(Lang::CSharp, src)
+            .iter()
+            .filter(|r| r.starts_with("Count on"))
+            .count(),
+        1
+    );
+}

@@ -210,7 +210,7 @@ pub struct FindSymbolArgs {
     pub name: String,
     /// function, method, struct, class, enum, interface, trait, ...
     pub kind: Option<String>,
-    /// rust, typescript, tsx, javascript, python, go or java.
+    /// rust, typescript, tsx, javascript, python, go, java or csharp.
     pub lang: Option<String>,
     pub offset: Option<usize>,
     pub limit: Option<usize>,
@@ -264,7 +264,7 @@ pub struct SearchCodeArgs {
     pub regex: Option<bool>,
     /// A path glob (`src/**/*.rs`).
     pub path: Option<String>,
-    /// rust, typescript, tsx, javascript, python, go or java.
+    /// rust, typescript, tsx, javascript, python, go, java or csharp.
     pub lang: Option<String>,
     pub offset: Option<usize>,
     pub limit: Option<usize>,

@@ -86,7 +86,10 @@ pub fn source_files(root: &Path) -> Vec<PathBuf> {
             if path.is_dir() {
                 stack.push(path);
             } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                ["rs", "ts", "tsx", "js", "jsx", "mjs", "py", "go", "java"].contains(&e)
+                [
+                    "rs", "ts", "tsx", "js", "jsx", "mjs", "py", "go", "java", "cs",
+                ]
+                .contains(&e)
             }) {
                 files.push(path);
             }

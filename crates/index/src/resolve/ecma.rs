@@ -194,7 +194,9 @@ impl EcmaTables {
             {
                 return Outcome::Resolved(base + i);
             }
-            return t.heuristic(candidates, Family::Ecma, |s| member_may_be(kind, s.kind));
+            return t.heuristic(candidates, Family::Ecma, |s| {
+                member_may_be(kind, s.kind, s.family)
+            });
         }
         for import in facts.imports_named(name) {
             match self.import_targets(t, fid, import) {

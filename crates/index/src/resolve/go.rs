@@ -220,7 +220,9 @@ impl GoTables {
                     _ => Outcome::Drop,
                 };
             }
-            return t.heuristic(candidates, Family::Go, |s| member_may_be(kind, s.kind));
+            return t.heuristic(candidates, Family::Go, |s| {
+                member_may_be(kind, s.kind, s.family)
+            });
         }
         match self.lookup(t, at, name) {
             Named::Symbols(found) => t

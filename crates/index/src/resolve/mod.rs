@@ -17,10 +17,10 @@
 //! ties to something outside the repository (`std::fmt::Result`, `react`) is dropped
 //! rather than matched by name to an unrelated definition.
 
+mod classes;
 mod ecma;
 mod facts;
 mod go;
-mod java;
 mod python;
 mod rust;
 mod types;
@@ -101,7 +101,8 @@ struct Tables<'a> {
     ecma: ecma::EcmaTables,
     python: python::PythonTables,
     go: go::GoTables,
-    java: java::JavaTables,
+    java: classes::ClassTables,
+    csharp: classes::ClassTables,
     types: types::TypeIndex,
 }
 
@@ -220,6 +221,13 @@ trait FamilyResolver: Sync {
     /// a payload out (Rust's `?`).
     fn unwrap_keeps_type(&self) -> bool;
 
+    /// Whether a call `x.name()` that `x`'s type lacks may still be a repository function
+    /// (C#'s extension methods): then it is a name match instead of dropped. (The
+    /// default: no.)
+    fn extension_method(&self, _name: &str) -> bool {
+        false
+    }
+
     /// What a member that no repository type declares gives on a repository type when
     /// the language derives it (Rust's `clone` of `#[derive(Clone)]`).
     fn derived_member(&self, _member: &str) -> Option<types::Spec> {
@@ -235,6 +243,7 @@ impl Tables<'_> {
             Family::Python => &self.python,
             Family::Go => &self.go,
             Family::Java => &self.java,
+            Family::CSharp => &self.csharp,
         }
     }
 
@@ -461,7 +470,8 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         ecma: ecma::EcmaTables::new(files.len()),
         python: python::PythonTables::new(files),
         go: go::GoTables::new(files),
-        java: java::JavaTables::default(),
+        java: classes::ClassTables::new(classes::Dialect::Java),
+        csharp: classes::ClassTables::new(classes::Dialect::CSharp),
         types: types::TypeIndex::default(),
     };
     let mut rows: Vec<SymbolRow> = Vec::new();
@@ -481,18 +491,20 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                 ),
                 Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
                 Family::Java => (tables.java.add_file(facts, base), "."),
+                Family::CSharp => (tables.csharp.add_file(facts, base), "."),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
                 let scopes: Vec<&str> = match family {
-                    Family::Rust | Family::Ecma | Family::Go | Family::Java => facts
+                    Family::Rust | Family::Ecma | Family::Go => facts
                         .modules(d)
                         .iter()
                         .map(String::as_str)
                         .chain(facts.container(d))
                         .collect(),
                     Family::Python => python::scopes(facts, d),
+                    Family::Java | Family::CSharp => classes::scopes(facts, d),
                 };
                 let mut qualified = String::with_capacity(64);
                 for part in std::iter::once(prefix.as_str())
@@ -568,6 +580,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.python,
         tables.go,
         tables.java,
+        tables.csharp,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));
@@ -720,9 +733,15 @@ impl Tables<'_> {
 }
 
 /// What a member use (`x.name`, `x.name()`) of unknown receiver type may refer to.
-pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind) -> bool {
+pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
     match kind {
-        RefKind::Call => symbol == SymbolKind::Method,
+        RefKind::Call => match family {
+            // A C# extension method (kind function) is called like a method.
+            Family::CSharp => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
+            Family::Rust | Family::Ecma | Family::Python | Family::Go | Family::Java => {
+                symbol == SymbolKind::Method
+            }
+        },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
 }

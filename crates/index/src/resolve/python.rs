@@ -437,7 +437,9 @@ impl PythonTables {
                 Some(Named::Outside(_)) => return Outcome::Drop,
                 Some(Named::Symbols(_) | Named::Unknown) | None => {}
             }
-            return t.heuristic(candidates, Family::Python, |s| member_may_be(kind, s.kind));
+            return t.heuristic(candidates, Family::Python, |s| {
+                member_may_be(kind, s.kind, s.family)
+            });
         }
         match self.lookup(t, at, name) {
             Named::Symbols(found) => match t.first_compatible(&found, kind) {

@@ -432,7 +432,9 @@ impl RustTables {
 
         if receiver {
             // The receiver-type pass did not know the receiver's type.
-            return t.heuristic(candidates, Family::Rust, |s| member_may_be(kind, s.kind));
+            return t.heuristic(candidates, Family::Rust, |s| {
+                member_may_be(kind, s.kind, s.family)
+            });
         }
 
         let context = self.context(module, at.enclosing, facts);

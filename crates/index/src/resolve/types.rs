@@ -438,10 +438,12 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             Family::Rust => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
             // A property holding a function is called like a method; Python calls a
             // class attribute holding a callable the same way.
-            Family::Ecma | Family::Python | Family::Go | Family::Java => matches!(
-                symbol,
-                SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
-            ),
+            Family::Ecma | Family::Python | Family::Go | Family::Java | Family::CSharp => {
+                matches!(
+                    symbol,
+                    SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
+                )
+            }
         },
         _ => matches!(
             symbol,
@@ -1251,6 +1253,12 @@ impl Tables<'_> {
         match self.types.find_member(self, family, &receiver, name, kind) {
             Lookup::Found(sid) => Some(Outcome::Resolved(sid)),
             Lookup::Ambiguous(sid) => Some(Outcome::Guess(sid)),
+            // An extension method of that name may be what the call reaches.
+            Lookup::Absent
+                if kind == RefKind::Call && self.resolver(family).extension_method(name) =>
+            {
+                None
+            }
             Lookup::Absent => Some(Outcome::Drop),
             Lookup::Unknown => None,
         }
