@@ -624,15 +624,16 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         }
         Command::Debug(DebugCommand::Facts { file }) => {
             let path = cwd.join(file);
-            let lang = Lang::from_path(&path).with_context(|| {
-                format!(
-                    "{} is not in a language mcursor parses ({})",
-                    path.display(),
-                    Lang::names().collect::<Vec<_>>().join(", ")
-                )
-            })?;
             let bytes =
                 std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?;
+            let lang =
+                Lang::of_file(&path, &String::from_utf8_lossy(&bytes)).with_context(|| {
+                    format!(
+                        "{} is not in a language mcursor parses ({})",
+                        path.display(),
+                        Lang::names().collect::<Vec<_>>().join(", ")
+                    )
+                })?;
             let facts =
                 mcursor_syntax::parse_source(lang, &bytes, &mcursor_syntax::ParseConfig::default());
             out.text(&mcursor_syntax::describe_facts(&facts))?;

@@ -182,6 +182,51 @@ fn languages_read_as_text_only_are_named_not_mistaken_for_absent_symbols() {
 }
 
 #[test]
+fn a_header_written_in_cpp_is_not_read_as_c() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write =
+        |path: &str, text: &str| std::fs::write(dir.path().join(path), text).expect("write");
+    write(
+        "cart.h",
+        "struct cart { int n; };\nint cart_total(struct cart *c);\n",
+    );
+    write(
+        "context.h",
+        "namespace jp {\nclass JPContext {\npublic:\n  int size();\n};\n}\n",
+    );
+    write(
+        "cart.c",
+        "#include \"cart.h\"\nint cart_total(struct cart *c) { return c->n; }\n",
+    );
+    let built = mcursor(dir.path(), &["index"]);
+    assert!(
+        stdout(&built).contains("read as text only (no symbols; `search` covers them): 1 cpp file"),
+        "{}",
+        stdout(&built)
+    );
+    let found = mcursor(dir.path(), &["find", "cart"]);
+    assert!(stdout(&found).contains("cart.h:1:"), "{}", stdout(&found));
+    let missing = mcursor(dir.path(), &["find", "JPContext"]);
+    assert_eq!(missing.status.code(), Some(1), "{}", stdout(&missing));
+    assert!(
+        stderr(&missing).contains("1 cpp file, read as text only"),
+        "{}",
+        stderr(&missing)
+    );
+
+    // An edit that turns the C header into C++ takes its C symbols away.
+    write("cart.h", "namespace shop {\nstruct cart { int n; };\n}\n");
+    let updated = mcursor(dir.path(), &["index"]);
+    assert!(
+        stdout(&updated).contains("1 symbols"),
+        "{}",
+        stdout(&updated)
+    );
+    let gone = mcursor(dir.path(), &["find", "cart"]);
+    assert_eq!(gone.status.code(), Some(1), "{}", stdout(&gone));
+}
+
+#[test]
 fn nothing_refers_to_it_only_when_the_parser_read_every_mention() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");

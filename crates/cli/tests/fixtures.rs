@@ -160,6 +160,26 @@ fn csharp_fixture() {
 }
 
 #[test]
+fn c_fixture() {
+    insta::assert_snapshot!(answers(
+        "c-basic",
+        &[
+            &["find", "clamp"],
+            &["find", "cart.count"],
+            &["refs", "cart_total"],
+            &["refs", "cart.count"],
+            &["refs", "cart.on_change"],
+            &["refs", "cart_t"],
+            &["refs", "MAX_PRICE"],
+            &["refs", "src/main.c:3"],
+            &["refs", "helper_elsewhere"],
+            &["callers", "cart_total"],
+            &["callees", "main"],
+        ],
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

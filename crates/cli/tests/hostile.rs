@@ -96,6 +96,23 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         ")".repeat(100_000)
     );
     write(root, "cs/Deep.cs", deep_csharp.as_bytes());
+    let deep_c = format!(
+        "int deep = {}1{};\nint after_deep_c(void) {{ return 1; }}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    write(root, "c/deep.c", deep_c.as_bytes());
+    // Headers that include each other and themselves.
+    write(
+        root,
+        "c/a.h",
+        b"#include \"b.h\"\n#include \"a.h\"\nint in_a(void);\n",
+    );
+    write(
+        root,
+        "c/b.h",
+        b"#include \"a.h\"\nstatic int in_b_cycle(void) { return in_a(); }\n",
+    );
     write(
         root,
         "py/broken.py",
@@ -151,6 +168,8 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "AfterDeepGo",
         "AfterDeepJava",
         "AfterDeepCSharp",
+        "after_deep_c",
+        "in_b_cycle",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

@@ -25,6 +25,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "go-basic",
         "java-basic",
         "csharp-basic",
+        "c-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -86,6 +87,19 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             2 => format!("\ninterface {a} {{ void {b}(); }}\n"),
             3 => format!("\nstatic class {a} {{ static int {b}(this {c} x) => x.{b}(); }}\n"),
             _ => format!("\nenum {a} {{ {b}, {c} }}\n"),
+        };
+    }
+    if ext == "c" || ext == "h" {
+        return match rng.below(5) {
+            0 => format!("\nint {a}(void) {{ return {b}({c}); }}\n"),
+            1 => format!(
+                "\nstruct {a} {{ int {b}; }};\nint {c}(struct {a} *x) {{ return x->{b}; }}\n"
+            ),
+            2 => format!("\n#include \"{b}.h\"\nint {a}(void);\nextern int {c};\n"),
+            3 => format!("\n#define {a}(x) ({b}(x))\nenum {{ {c}_ON, {c}_OFF }};\n"),
+            _ => format!(
+                "\ntypedef struct {{ int {b}; }} {a};\nstatic int {c}({a} *p) {{ return p->{b}; }}\n"
+            ),
         };
     }
     if ext == "go" {

@@ -194,3 +194,8 @@ fn java_receivers() {
 fn csharp_receivers() {
     run_language("csharp");
 }
+
+#[test]
+fn c_receivers() {
+    run_language("c");
+}

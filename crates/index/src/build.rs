@@ -452,7 +452,7 @@ fn update(
 
     if let (Some(patch), Some(index)) = (patch, &previous) {
         for file in &changed {
-            let lang = Lang::from_path(Path::new(&file.walked.path));
+            let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
             let lang = lang.map(Lang::as_str).unwrap_or("text");
             text::add_file(
                 &writer,
@@ -523,10 +523,10 @@ fn update(
     // A renamed file keeps the facts of its old path when its language is the same.
     let mut to_parse: Vec<ReadFile> = Vec::new();
     for file in changed {
-        let lang = Lang::from_path(Path::new(&file.walked.path));
+        let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
         let old = renamed_from
             .get(file.walked.path.as_str())
-            .filter(|old| Lang::from_path(Path::new(old)) == lang)
+            .filter(|old| Lang::of_file(Path::new(old), &file.content) == lang)
             .and_then(|old| cached.remove(*old))
             .filter(|entry| entry.hash == file.hash);
         match old {
@@ -573,7 +573,7 @@ fn update(
     };
     let fresh: Vec<std::result::Result<ParsedFile, Skipped>> = pool.install(|| {
         let new_files = to_parse.into_par_iter().map(|file| {
-            let lang = Lang::from_path(Path::new(&file.walked.path));
+            let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
             let facts = lang.map(|lang| parse_source(lang, file.content.as_bytes(), &parse_config));
             let parsed = parsed_file(file.row(lang), facts, &file.content);
             count();
@@ -1159,7 +1159,7 @@ fn prepare_patch(
                     .filter(|e| e.hash == info.hash)
                     .ok_or_else(|| why("no cached facts"))?;
                 let memo = old.memo.as_ref().ok_or_else(|| why("no memo"))?;
-                let lang = Lang::from_path(Path::new(path));
+                let lang = Lang::of_file(Path::new(path), &file.content);
                 let facts = lang.map(|l| parse_source(l, file.content.as_bytes(), config));
                 let mut parsed = parsed_file(file.row(lang), facts, &file.content);
                 if lang != info.lang || parsed.package_name != old.package_name {
@@ -1442,7 +1442,7 @@ fn read_and_parse(
     config: &ParseConfig,
 ) -> std::result::Result<(ParsedFile, String), Skipped> {
     let read = read_file(file)?;
-    let lang = Lang::from_path(Path::new(&file.path));
+    let lang = Lang::of_file(Path::new(&file.path), &read.content);
     let facts = lang.map(|lang| parse_source(lang, read.content.as_bytes(), config));
     let parsed = parsed_file(read.row(lang), facts, &read.content);
     Ok((parsed, read.content))

@@ -796,17 +796,16 @@ impl Index {
         match r.target {
             Some(t) => t == target.id,
             None => {
-                let same_family =
-                    self.file_lang(r.file).map(Lang::family) == target.lang.map(Lang::family);
+                let Some(family) = target.lang.map(Lang::family) else {
+                    return false;
+                };
+                let same_family = self.file_lang(r.file).map(Lang::family) == Some(family);
                 let kind = target.kind;
                 let kind_fits = match r.shape {
-                    RefShape::Member => match target.lang.map(Lang::family) {
-                        Some(family) => crate::resolve::member_may_be(r.kind, kind, family),
-                        None => false,
-                    },
-                    RefShape::Path => r.kind.can_refer_to(kind),
+                    RefShape::Member => crate::resolve::member_may_be(r.kind, kind, family),
+                    RefShape::Path => crate::resolve::name_may_be(r.kind, kind, family),
                     RefShape::Bare => {
-                        r.kind.can_refer_to(kind)
+                        crate::resolve::name_may_be(r.kind, kind, family)
                             && !target.member
                             && !matches!(kind, SymbolKind::Method | SymbolKind::Field)
                     }

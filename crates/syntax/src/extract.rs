@@ -137,6 +137,26 @@ fn parse_tree(support: &LanguageSupport, source: &[u8], deadline: Instant) -> Op
     })
 }
 
+/// Merges byte ranges that may nest or overlap into sorted disjoint ones, so [`inside`]
+/// can test a position against one range.
+fn outermost_ranges(mut ranges: Vec<(usize, usize)>) -> Vec<(usize, usize)> {
+    ranges.sort_unstable();
+    let mut outermost: Vec<(usize, usize)> = Vec::with_capacity(ranges.len());
+    for (start, end) in ranges {
+        match outermost.last_mut() {
+            Some(last) if start < last.1 => last.1 = last.1.max(end),
+            _ => outermost.push((start, end)),
+        }
+    }
+    outermost
+}
+
+/// Whether `pos` lies in one of the sorted disjoint `ranges`.
+fn inside(ranges: &[(usize, usize)], pos: usize) -> bool {
+    let i = ranges.partition_point(|&(start, _)| start <= pos);
+    i > 0 && ranges[i - 1].1 > pos
+}
+
 struct Candidate<'tree> {
     pattern: usize,
     role: CaptureRole,
@@ -389,7 +409,10 @@ impl Extractor<'_> {
                     }
                 }
                 CaptureRole::Definition(_) | CaptureRole::Reference(_) => {
-                    let Some(name) = name else { continue };
+                    // A name the grammar inserted to recover from an error is empty.
+                    let Some(name) = name.filter(|n| !n.is_missing()) else {
+                        continue;
+                    };
                     let table = if matches!(role, CaptureRole::Definition(_)) {
                         &mut definitions
                     } else {
@@ -421,30 +444,34 @@ impl Extractor<'_> {
         self.facts.imports = collect_imports(lang, &import_nodes, self.source);
 
         let mut definitions: Vec<Candidate> = definitions.into_values().collect();
-        definitions.sort_by_key(|d| (d.node.start_byte(), std::cmp::Reverse(d.node.end_byte())));
+        let file_scope_only = &self.support.file_scope_only;
+        if file_scope_only.iter().any(|&only| only) {
+            let scopes = outermost_ranges(local_scopes.clone());
+            definitions
+                .retain(|d| !file_scope_only[d.pattern] || !inside(&scopes, d.node.start_byte()));
+        }
+        // The name last: definitions sharing a node (`a, b = f()`, `int a, b;`) keep
+        // their source order, whatever the map's.
+        definitions.sort_by_key(|d| {
+            (
+                d.node.start_byte(),
+                std::cmp::Reverse(d.node.end_byte()),
+                d.name.start_byte(),
+            )
+        });
         let definition_names: HashSet<usize> =
             definitions.iter().map(|d| d.name.start_byte()).collect();
 
         // Names inside imports are the imports' own references; names inside ignored nodes
         // are none.
-        let mut unreferenced: Vec<(usize, usize)> = import_nodes
-            .iter()
-            .map(|n| (n.start_byte(), n.end_byte()))
-            .chain(ignored_ranges)
-            .collect();
-        unreferenced.sort_unstable();
-        // Ranges may nest; keep the outermost so the lookup below can test one range.
-        let mut outermost: Vec<(usize, usize)> = Vec::with_capacity(unreferenced.len());
-        for (start, end) in unreferenced {
-            match outermost.last_mut() {
-                Some(last) if start < last.1 => last.1 = last.1.max(end),
-                _ => outermost.push((start, end)),
-            }
-        }
-        let inside_import = |pos: usize| {
-            let i = outermost.partition_point(|&(start, _)| start <= pos);
-            i > 0 && outermost[i - 1].1 > pos
-        };
+        let unreferenced = outermost_ranges(
+            import_nodes
+                .iter()
+                .map(|n| (n.start_byte(), n.end_byte()))
+                .chain(ignored_ranges)
+                .collect(),
+        );
+        let inside_import = |pos: usize| inside(&unreferenced, pos);
 
         // A binding's own name is not a use of anything (`let x = x(..)` binds at `x`),
         // unless it also names a member (`let Foo { a, .. } = foo` uses the field `a`).
@@ -705,8 +732,8 @@ impl Extractor<'_> {
 
         let mut chains: Vec<Option<ValueChain>> = chains;
         let mut scope_stack: Vec<usize> = Vec::new();
-        // (end byte, index in facts.definitions)
-        let mut definition_stack: Vec<(usize, u32)> = Vec::new();
+        // (start byte, end byte, index in facts.definitions)
+        let mut definition_stack: Vec<(usize, usize, u32)> = Vec::new();
         let mut out_definitions = Vec::with_capacity(definitions.len());
         let mut out_references = Vec::with_capacity(references.len());
         for (start, _, _, item) in items {
@@ -715,7 +742,7 @@ impl Extractor<'_> {
             }
             while definition_stack
                 .last()
-                .is_some_and(|&(end, _)| end <= start)
+                .is_some_and(|&(_, end, _)| end <= start)
             {
                 definition_stack.pop();
             }
@@ -736,20 +763,21 @@ impl Extractor<'_> {
                         .map(|&s| &scopes[s])
                         .filter(|s| !s.is_module);
                     let index = out_definitions.len() as u32;
-                    let mut definition = self.definition(
-                        d,
-                        kind,
-                        modules,
-                        container,
-                        definition_stack.last().map(|&(_, i)| i),
-                    );
+                    let range = (d.node.start_byte(), d.node.end_byte());
+                    // Definitions of one node are siblings, not one inside the other.
+                    let parent = definition_stack
+                        .iter()
+                        .rev()
+                        .find(|&&(start, end, _)| (start, end) != range)
+                        .map(|&(_, _, i)| i);
+                    let mut definition = self.definition(d, kind, modules, container, parent);
                     if let Some(chain) = definition_values.get(&i)
                         && definition.value.is_some()
                     {
                         definition.value = Some(chain.clone());
                     }
                     out_definitions.push(definition);
-                    definition_stack.push((d.node.end_byte(), index));
+                    definition_stack.push((range.0, range.1, index));
                 }
                 Item::Reference(i) => {
                     let r = &references[i];
@@ -770,7 +798,7 @@ impl Extractor<'_> {
                         qualifier: r.qualifier.map(|(q, _)| self.qualifier_text(q)),
                         receiver: r.qualifier.is_some_and(|(_, receiver)| receiver),
                         receiver_chain: chains.get_mut(i).and_then(Option::take),
-                        enclosing: definition_stack.last().map(|&(_, i)| i),
+                        enclosing: definition_stack.last().map(|&(_, _, i)| i),
                     });
                 }
             }

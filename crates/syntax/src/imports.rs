@@ -1,6 +1,7 @@
 //! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
 //! from` statements, Python `import`/`from ... import`, Go import specs, Java `import`
-//! declarations and C# `using` directives, turned into [`Import`] records.
+//! declarations, C# `using` directives and C's `#include`s and declarations of names
+//! defined elsewhere, turned into [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
@@ -27,6 +28,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Go => go_import(node, source, &mut out),
             Family::Java => java_import(node, source, &mut out),
             Family::CSharp => csharp_using(node, source, &mut out),
+            Family::C => c_import(node, source, &mut out),
         }
     }
     out
@@ -571,4 +573,48 @@ fn csharp_using(directive: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
         }
         None => out.push(import("*".to_owned(), path, "*".to_owned())),
     }
+}
+
+/// C: the query captures an `#include`'s path (`"shop.h"`, `<stdio.h>`) and the name a
+/// prototype or an `extern` declaration declares. An include brings every name of the
+/// header into the file, and into the files that include this one (textual inclusion):
+/// a re-exported glob whose source is the path as written, `<...>` kept for a system
+/// include. A declaration is the import of that one name from wherever the program
+/// defines it (`Path([name])`), visible to includers too when it is in a header.
+fn c_import(node: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let (local, target) = match node.kind() {
+        "string_literal" => {
+            let path = text(node, source).trim_matches('"').trim().to_owned();
+            ("*".to_owned(), path)
+        }
+        "system_lib_string" => ("*".to_owned(), text(node, source).trim().to_owned()),
+        // A declared name; a type identifier where an export macro before a parenthesized
+        // prototype name (`LUALIB_API void (luaL_addgsub) (...)`) misleads the grammar.
+        "identifier" | "type_identifier" => {
+            let name = text(node, source).into_owned();
+            out.push(Import {
+                local: name.clone(),
+                target: ImportTarget::Path(vec![name]),
+                reexport: true,
+                modules: Vec::new(),
+                start: position(node),
+            });
+            return;
+        }
+        // An include of a macro (`#include HEADER`): nothing to follow.
+        _ => return,
+    };
+    if target.is_empty() || target == "<>" {
+        return;
+    }
+    out.push(Import {
+        local,
+        target: ImportTarget::Module {
+            source: target,
+            imported: None,
+        },
+        reexport: true,
+        modules: Vec::new(),
+        start: position(node),
+    });
 }

@@ -27,6 +27,7 @@ pub enum Lang {
     Go,
     Java,
     CSharp,
+    C,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -40,16 +41,18 @@ pub enum Family {
     Go,
     Java,
     CSharp,
+    C,
 }
 
 impl Family {
-    pub const ALL: [Family; 6] = [
+    pub const ALL: [Family; 7] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
         Family::Go,
         Family::Java,
         Family::CSharp,
+        Family::C,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -60,6 +63,7 @@ impl Family {
             Family::Go => "go",
             Family::Java => "java",
             Family::CSharp => "csharp",
+            Family::C => "c",
         }
     }
 
@@ -68,7 +72,8 @@ impl Family {
     /// `def` in each branch of an `if`): such declarations are one function to `refs`.
     pub fn has_overloads(self) -> bool {
         match self {
-            Family::Rust | Family::Go => false,
+            // C has one definition per name (a prototype is not a definition here).
+            Family::Rust | Family::Go | Family::C => false,
             // Java and C# overloads are distinct methods, but uses are not told apart by
             // their argument types here, so all of them are one function to `refs`.
             Family::Ecma | Family::Python | Family::Java | Family::CSharp => true,
@@ -84,6 +89,7 @@ impl Family {
             Family::Go => &crate::family::GO,
             Family::Java => &crate::family::JAVA,
             Family::CSharp => &crate::family::CSHARP,
+            Family::C => &crate::family::C,
         }
     }
 }
@@ -115,6 +121,7 @@ const PYTHON_TAGS: QueryFile = query_file!("python/tags.scm");
 const GO_TAGS: QueryFile = query_file!("go/tags.scm");
 const JAVA_TAGS: QueryFile = query_file!("java/tags.scm");
 const CSHARP_TAGS: QueryFile = query_file!("csharp/tags.scm");
+const C_TAGS: QueryFile = query_file!("c/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -135,8 +142,12 @@ pub struct LangSpec {
     pub queries: &'static [QueryFile],
 }
 
+/// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
+/// per-language caches, so a new row cannot leave one of them short.
+const LANGUAGE_COUNT: usize = 9;
+
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
-pub static LANGUAGES: [LangSpec; 8] = [
+pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
     LangSpec {
         lang: Lang::Rust,
         name: "rust",
@@ -217,6 +228,17 @@ pub static LANGUAGES: [LangSpec; 8] = [
         grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
         queries: &[CSHARP_TAGS],
     },
+    LangSpec {
+        lang: Lang::C,
+        name: "c",
+        aliases: &[],
+        // `.h` is C's until C++ has a row (universal-ctags reads it as C++).
+        extensions: &["c", "h"],
+        family: Family::C,
+        store_code: 9,
+        grammar: || tree_sitter_c::LANGUAGE.into(),
+        queries: &[C_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -231,9 +253,13 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 17] = [
-    text_only("c", &[], &["c", "h"]),
-    text_only("cpp", &["c++"], &["cc", "cpp", "cxx", "hpp", "hh", "hxx"]),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 16] = [
+    // `.h`: the headers `Lang::of_file` finds written in C++ (the others are C's).
+    text_only(
+        "cpp",
+        &["c++"],
+        &["cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"],
+    ),
     text_only("ruby", &["rb"], &["rb"]),
     text_only("php", &[], &["php"]),
     text_only("kotlin", &["kt"], &["kt", "kts"]),
@@ -282,12 +308,97 @@ impl TextOnlyLanguage {
     }
 }
 
+/// Whether a path is a header C and C++ both use (`.h`; `.hpp`, `.hh`, `.hxx` are C++'s).
+fn is_shared_header(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("h"))
+}
+
+/// Bytes of a header read to tell C++ from C: declarations of a class or namespace come
+/// early, and a generated table of megabytes needs no full scan.
+const HEADER_SNIFF_BYTES: usize = 256 * 1024;
+
+/// Whether a header's code (comments and strings aside, line by line) uses C++: a line
+/// that opens a class, a namespace or a template, an access specifier, `using
+/// namespace`, or a `::` scope operator. `extern "C"` and `__cplusplus` guards are C
+/// headers made includable from C++, so they do not count.
+fn looks_like_cpp(content: &str) -> bool {
+    let mut end = content.len().min(HEADER_SNIFF_BYTES);
+    while !content.is_char_boundary(end) {
+        end -= 1;
+    }
+    #[derive(PartialEq)]
+    enum State {
+        Code,
+        LineComment,
+        BlockComment,
+        Quoted(char),
+    }
+    let mut state = State::Code;
+    let mut code = String::new();
+    let mut chars = content[..end].chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\n' && state != State::BlockComment {
+            if line_is_cpp(&code) {
+                return true;
+            }
+            code.clear();
+            state = State::Code;
+            continue;
+        }
+        match state {
+            State::Code => match c {
+                '/' if chars.peek() == Some(&'/') => state = State::LineComment,
+                '/' if chars.peek() == Some(&'*') => {
+                    chars.next();
+                    state = State::BlockComment;
+                }
+                '"' | '\'' => state = State::Quoted(c),
+                _ => code.push(c),
+            },
+            State::LineComment => {}
+            State::BlockComment => {
+                if c == '*' && chars.peek() == Some(&'/') {
+                    chars.next();
+                    state = State::Code;
+                }
+            }
+            State::Quoted(quote) => {
+                if c == '\\' {
+                    chars.next();
+                } else if c == quote {
+                    state = State::Code;
+                }
+            }
+        }
+    }
+    line_is_cpp(&code)
+}
+
+/// One line's code (comments and literals removed) in C++ only.
+fn line_is_cpp(code: &str) -> bool {
+    let code = code.trim_start();
+    let opens = |word: &str| {
+        code.strip_prefix(word)
+            .is_some_and(|after| after.is_empty() || after.starts_with([' ', '\t', '<', '{']))
+    };
+    opens("class")
+        || opens("namespace")
+        || opens("template")
+        || code.starts_with("public:")
+        || code.starts_with("private:")
+        || code.starts_with("protected:")
+        || code.starts_with("using namespace")
+        || code.contains("::")
+}
+
 /// Bumped whenever extraction code (not a query file) changes what it produces, so
 /// indexes built by older rules are rebuilt (see [`extraction_fingerprint`]).
 const EXTRACTION_REVISION: u32 = 3;
 
 impl Lang {
-    pub const ALL: [Lang; 8] = [
+    pub const ALL: [Lang; LANGUAGE_COUNT] = [
         Lang::Rust,
         Lang::TypeScript,
         Lang::Tsx,
@@ -296,6 +407,7 @@ impl Lang {
         Lang::Go,
         Lang::Java,
         Lang::CSharp,
+        Lang::C,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -309,6 +421,7 @@ impl Lang {
             Lang::Go => 5,
             Lang::Java => 6,
             Lang::CSharp => 7,
+            Lang::C => 8,
         };
         &LANGUAGES[slot]
     }
@@ -317,6 +430,16 @@ impl Lang {
     pub fn from_path(path: &Path) -> Option<Lang> {
         let ext = path.extension()?.to_str()?;
         Self::from_extension(ext)
+    }
+
+    /// The language of a file, by extension and, for a header both C and C++ use (`.h`),
+    /// by its content: a header written in C++ (`class`, `namespace`, `template`, access
+    /// specifiers, `::`) is C++'s, read as text until C++ is parsed, not C with errors.
+    pub fn of_file(path: &Path, content: &str) -> Option<Lang> {
+        match Self::from_path(path)? {
+            Lang::C if is_shared_header(path) && looks_like_cpp(content) => None,
+            lang => Some(lang),
+        }
     }
 
     pub fn from_extension(ext: &str) -> Option<Lang> {
@@ -372,16 +495,8 @@ impl Lang {
 
     /// The compiled grammar and query, built once per process.
     pub fn support(self) -> Result<&'static LanguageSupport, &'static QueryError> {
-        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; 8] = [
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-            OnceLock::new(),
-        ];
+        static CELLS: [OnceLock<Result<LanguageSupport, QueryError>>; LANGUAGE_COUNT] =
+            [const { OnceLock::new() }; LANGUAGE_COUNT];
         let slot = LANGUAGES
             .iter()
             .position(|spec| spec.lang == self)
@@ -515,6 +630,10 @@ pub struct LanguageSupport {
     /// Per pattern: a suffix its reference's name takes when the source leaves it out
     /// (`(#set! name.suffix "Attribute")`: C#'s `[Cached]` names `CachedAttribute`).
     pub(crate) name_suffixes: Vec<Option<Box<str>>>,
+    /// Per pattern: whether its definition counts only outside every `@local.scope`
+    /// (`(#set! definition.file_scope)`: a C declaration is a file-scope variable at the
+    /// top level or inside any conditional compilation there, and a local in a function).
+    pub(crate) file_scope_only: Vec<bool>,
 }
 
 impl LanguageSupport {
@@ -540,6 +659,14 @@ impl LanguageSupport {
                     .and_then(|p| p.value.clone())
             })
             .collect();
+        let file_scope_only = (0..query.pattern_count())
+            .map(|pattern| {
+                query
+                    .property_settings(pattern)
+                    .iter()
+                    .any(|p| &*p.key == "definition.file_scope")
+            })
+            .collect();
         Ok(Self {
             lang,
             language,
@@ -547,6 +674,7 @@ impl LanguageSupport {
             roles,
             kinds,
             name_suffixes,
+            file_scope_only,
         })
     }
 }
@@ -631,7 +759,9 @@ mod tests {
             ("a.go", Some(Lang::Go)),
             ("a.java", Some(Lang::Java)),
             ("a.cs", Some(Lang::CSharp)),
-            ("a.c", None),
+            ("a.c", Some(Lang::C)),
+            ("a.h", Some(Lang::C)),
+            ("a.cpp", None),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -646,7 +776,8 @@ mod tests {
             for alias in text_only.aliases {
                 assert_eq!(Lang::parse(alias), None, "{alias}");
             }
-            for ext in text_only.extensions {
+            // `.h` is C's or C++'s by its content (`Lang::of_file`).
+            for ext in text_only.extensions.iter().filter(|&&e| e != "h") {
                 assert_eq!(Lang::from_extension(ext), None, "{ext}");
             }
         }
@@ -655,8 +786,8 @@ mod tests {
             Some("cpp")
         );
         assert_eq!(
-            TextOnlyLanguage::of_path("include/a.H").map(|l| l.name),
-            Some("c")
+            TextOnlyLanguage::of_path("include/a.HPP").map(|l| l.name),
+            Some("cpp")
         );
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
@@ -665,5 +796,43 @@ mod tests {
         assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/Session.java").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/Session.cs").is_none());
+        assert!(TextOnlyLanguage::of_path("src/session.c").is_none());
+    }
+
+    #[test]
+    fn a_header_is_c_unless_written_in_cpp() {
+        let c = [
+            "#ifndef A_H\n#define A_H\nstruct cart { int n; };\nint total(struct cart *);\n#endif\n",
+            // Guards that make a C header includable from C++ are C.
+            "#ifdef __cplusplus\nextern \"C\" {\n#endif\nint f(void);\n",
+            // C++ words in comments and strings, and `class` as a name, are not C++.
+            "/* class Foo; a::b */\n// namespace x\nconst char *s = \"std::string\";\nint classify(int class_id);\n",
+            "char c = ':'; char d = ':';\n",
+            "",
+        ];
+        for content in c {
+            assert_eq!(
+                Lang::of_file(Path::new("a.h"), content),
+                Some(Lang::C),
+                "{content}"
+            );
+        }
+        let cpp = [
+            "class JPContext;\n",
+            "namespace acme {\nint f();\n}\n",
+            "template <typename T> T max(T a, T b);\n",
+            "struct S {\npublic:\n  int x;\n};\n",
+            "int f(std::string s);\n",
+            "/* a comment\n spanning lines */ class X {};\n",
+        ];
+        for content in cpp {
+            assert_eq!(Lang::of_file(Path::new("a.h"), content), None, "{content}");
+        }
+        // Only `.h` is decided by content.
+        assert_eq!(Lang::of_file(Path::new("a.c"), "class X;\n"), Some(Lang::C));
+        assert_eq!(
+            Lang::of_file(Path::new("a.rs"), "a::b();\n"),
+            Some(Lang::Rust)
+        );
     }
 }

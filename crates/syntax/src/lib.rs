@@ -393,13 +393,15 @@ pub struct Reference {
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ImportTarget {
     /// A Rust `use` path, e.g. `["crate", "config", "load"]`. For a glob import the path
-    /// names the module and `local` is `*`.
+    /// names the module and `local` is `*`. A C prototype or `extern` declaration is the
+    /// one-segment path of the name it declares.
     Path(Vec<String>),
     /// A JavaScript/TypeScript module specifier and the exported name taken from it:
     /// `Some("default")` for a default import, `None` for `* as ns`, `Some("*")` for
     /// `export * from`, `Some(MODULE_EXPORTS)` for a CommonJS `require` of the whole
     /// module (its `module.exports`: the default export if it assigns one, else the
-    /// module as a namespace).
+    /// module as a namespace). A C `#include` is a re-exported glob of its path as
+    /// written, `<stdio.h>` with its angle brackets, `"x.h"` without its quotes.
     Module {
         source: String,
         imported: Option<String>,

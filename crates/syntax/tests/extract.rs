@@ -294,3 +294,152 @@ public static class CartExtensions
         1
     );
 }
+
+#[test]
+fn c_sample() {
+    let src = r#"#include "shop/cart.h"
+#include <stdio.h>
+#define LIMIT 10
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* A cart. */
+typedef struct cart {
+    int count;
+    int (*on_change)(struct cart *);
+} cart_t;
+
+typedef struct { int x : 3; } packed_t;
+enum color { RED, GREEN = 2 };
+static int counter = 0;
+extern int shared;
+int total(const cart_t *c);
+
+int *total_ptr(cart_t *c) {
+    int n = MAX(c->count, LIMIT);
+    c->on_change(c);
+    return &c->count + n + RED + counter;
+}
+"#;
+    let got = facts(Lang::C, src);
+    println!("{got}");
+    let expected = [
+        "def macro LIMIT",
+        "def macro MAX",
+        // Struct fields are members; the typedef is an alias of the struct.
+        "def struct cart",
+        "def field cart::count",
+        "def field cart::on_change",
+        "def type_alias cart_t",
+        r#"doc="A cart.""#,
+        // An anonymous struct is named by its typedef.
+        "def struct packed_t",
+        "def field packed_t::x",
+        // Enumerators are file-scope names, not members of their enum.
+        "def enum color",
+        "def enum_variant RED",
+        "def variable counter",
+        "def function total_ptr",
+        // Members through pointer parameters typed by their declaration.
+        "ref field count @19:20 on <cart_t>",
+        "ref call on_change @20:8 on <cart_t>",
+        "ref call MAX",
+        // Includes are re-exported globs; a prototype and an `extern` declaration import
+        // their name.
+        r#"import * <- Module { source: "shop/cart.h", imported: None } reexport=true"#,
+        r#"import * <- Module { source: "<stdio.h>", imported: None } reexport=true"#,
+        r#"import total <- Path(["total"]) reexport=true"#,
+        r#"import shared <- Path(["shared"]) reexport=true"#,
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // Declarations are not definitions; macro parameters are not references.
+    assert!(!got.contains("def variable shared"), "{got}");
+    assert!(!got.contains("def function total "), "{got}");
+    assert!(!got.contains("ref identifier a "), "{got}");
+}
+
+/// What export macros and conditional compilation do to C declarations.
+#[test]
+fn c_macros_and_conditional_compilation() {
+    let src = r#"LUA_API lua_Unsigned lua_rawlen (lua_State *L, int idx) {
+#ifdef DEBUG
+    int checked = 0;
+#endif
+    return 0;
+}
+LUALIB_API void (luaL_addgsub) (luaL_Buffer *b, const char *s);
+LUA_API const char *(lua_pushfstring) (lua_State *L, const char *fmt, ...);
+typedef void * (*lua_Alloc) (void *ud, void *ptr, size_t osize, size_t nsize);
+typedef struct S { TString *tmname[TM_N]; int *(*hook)(int); } S;
+#ifdef W
+#  if W == 8
+static const unsigned long table[] = { 0 };
+#  else
+local once_t made = ONCE_INIT;
+#  endif
+#endif
+ZEXTERN int ZEXPORT deflate(z_streamp strm, int flush);
+local const z_word_t FAR crc_table[][256] = { { 0 } };
+int deflateParams(z_streamp strm) {
+    if (strm->state->wrap == 1) {
+        strm->adler = 1;
+    }
+#ifdef GZIP
+    else if (strm->state->wrap == 2) {
+        strm->adler = 0;
+    }
+#endif
+    return 0;
+}
+"#;
+    let got = facts(Lang::C, src);
+    println!("{got}");
+    let expected = [
+        // The macro pushes the name into an error node; the return type is a reference.
+        "def function lua_rawlen",
+        "ref identifier lua_Unsigned",
+        r#"import luaL_addgsub <- Path(["luaL_addgsub"]) reexport=true"#,
+        r#"import lua_pushfstring <- Path(["lua_pushfstring"]) reexport=true"#,
+        "def type_alias lua_Alloc",
+        "def field S::tmname",
+        "def field S::hook",
+        // File-scope variables two conditional blocks deep, also after a macro.
+        "def variable table",
+        "def variable made",
+        "def variable crc_table",
+        r#"import deflate <- Path(["deflate"]) reexport=true"#,
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // A declaration in a function is a local, also inside conditional compilation.
+    assert!(!got.contains("def variable checked"), "{got}");
+    assert!(!got.contains("def function lua_Unsigned"), "{got}");
+    assert!(!got.contains("def variable once_t"), "{got}");
+    // The grammar completes `ZEXTERN int` and `local const z_word_t` with a missing `;`.
+    assert!(!got.contains("def variable int"), "{got}");
+    assert!(!got.contains("def variable z_word_t"), "{got}");
+    // Conditional compilation inside a function body makes the grammar read a function.
+    assert!(!got.contains("def function if"), "{got}");
+}
+
+/// Definitions sharing one node are siblings in source order, whatever the order the
+/// query's matches arrive in; a name the grammar inserted while recovering is none.
+#[test]
+fn definitions_of_one_node_are_siblings() {
+    let got = facts(Lang::Python, "release, version = get_version(\"x\")\n");
+    let lines: Vec<&str> = got.lines().filter(|l| l.starts_with("def ")).collect();
+    assert_eq!(lines.len(), 2, "{got}");
+    assert!(lines[0].starts_with("def variable release @1:1"), "{got}");
+    assert!(lines[1].starts_with("def variable version @1:10"), "{got}");
+    assert!(lines.iter().all(|l| !l.contains("parent=")), "{got}");
+
+    // C++ read as C: the grammar ends the last declaration with an empty identifier.
+    let src = "static int first, second;\nextern \"C\" struct JPConversionInfo;\n";
+    let got = facts(Lang::C, src);
+    assert!(got.contains("def variable first @1:12 :"), "{got}");
+    assert!(got.contains("def variable second @1:19 :"), "{got}");
+    assert!(!got.contains("parent="), "{got}");
+    assert!(!got.contains("  @"), "{got}");
+}

@@ -87,7 +87,7 @@ pub fn source_files(root: &Path) -> Vec<PathBuf> {
                 stack.push(path);
             } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
                 [
-                    "rs", "ts", "tsx", "js", "jsx", "mjs", "py", "go", "java", "cs",
+                    "rs", "ts", "tsx", "js", "jsx", "mjs", "py", "go", "java", "cs", "c", "h",
                 ]
                 .contains(&e)
             }) {

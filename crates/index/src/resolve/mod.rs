@@ -17,6 +17,7 @@
 //! ties to something outside the repository (`std::fmt::Result`, `react`) is dropped
 //! rather than matched by name to an unrelated definition.
 
+mod c;
 mod classes;
 mod ecma;
 mod facts;
@@ -103,6 +104,7 @@ struct Tables<'a> {
     go: go::GoTables,
     java: classes::ClassTables,
     csharp: classes::ClassTables,
+    c: c::CTables,
     types: types::TypeIndex,
 }
 
@@ -244,6 +246,7 @@ impl Tables<'_> {
             Family::Go => &self.go,
             Family::Java => &self.java,
             Family::CSharp => &self.csharp,
+            Family::C => &self.c,
         }
     }
 
@@ -472,6 +475,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         go: go::GoTables::new(files),
         java: classes::ClassTables::new(classes::Dialect::Java),
         csharp: classes::ClassTables::new(classes::Dialect::CSharp),
+        c: c::CTables::default(),
         types: types::TypeIndex::default(),
     };
     let mut rows: Vec<SymbolRow> = Vec::new();
@@ -492,12 +496,13 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                 Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
                 Family::Java => (tables.java.add_file(facts, base), "."),
                 Family::CSharp => (tables.csharp.add_file(facts, base), "."),
+                Family::C => (tables.c.add_file(fid, &file.row.path, &facts.imports), "."),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
                 let scopes: Vec<&str> = match family {
-                    Family::Rust | Family::Ecma | Family::Go => facts
+                    Family::Rust | Family::Ecma | Family::Go | Family::C => facts
                         .modules(d)
                         .iter()
                         .map(String::as_str)
@@ -542,6 +547,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         file_rows.push(row);
     }
     tables.ecma.finish(files);
+    tables.c.finish(files, &tables.file_ids);
 
     let mut names: Vec<String> = tables.by_name.keys().cloned().collect();
     names.sort_unstable();
@@ -581,6 +587,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.go,
         tables.java,
         tables.csharp,
+        tables.c,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));
@@ -738,12 +745,29 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
         RefKind::Call => match family {
             // A C# extension method (kind function) is called like a method.
             Family::CSharp => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
+            // C has no methods: a call through a member calls a function pointer field.
+            Family::C => symbol == SymbolKind::Field,
             Family::Rust | Family::Ecma | Family::Python | Family::Go | Family::Java => {
                 symbol == SymbolKind::Method
             }
         },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
+}
+
+/// What a use written as a name or a path may refer to: what its kind can refer to, and
+/// in C a macro too (called like a function, used like a constant or a type).
+pub(crate) fn name_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
+    kind.can_refer_to(symbol)
+        || match family {
+            Family::C => symbol == SymbolKind::Macro,
+            Family::Rust
+            | Family::Ecma
+            | Family::Python
+            | Family::Go
+            | Family::Java
+            | Family::CSharp => false,
+        }
 }
 
 fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {

@@ -444,6 +444,8 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
                     SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
                 )
             }
+            // A function pointer field.
+            Family::C => symbol == SymbolKind::Field,
         },
         _ => matches!(
             symbol,

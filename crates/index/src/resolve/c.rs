@@ -1,0 +1,423 @@
+//! The C resolver family: a file sees its own file-scope names and those of the headers
+//! it includes, transitively (C's textual inclusion); `#include` paths lead to files of
+//! the tree (next to the including file for `"..."`, then by the path's trailing
+//! segments anywhere in the tree, the closest first, as an `-I` flag would); a name a
+//! prototype or an `extern` declaration in that closure declares is the tree's
+//! definition of it, wherever it is (the linker's rule), the one in the `.c` file named
+//! like the declaring header when several files define it.
+//!
+//! What the closure does not explain is a guess: a name defined in the tree but neither
+//! visible nor declared (an include the tree cannot resolve, a macro from the build's
+//! `-D` flags, an implicit declaration) is a `heuristic` name match; a name the tree does
+//! not define at all (the C library's) is dropped. Struct members go through the
+//! receiver-type pass (`p->next`, `s.len`, pointers looked through); a `typedef` of a
+//! struct is that struct to it.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+
+use mcursor_syntax::{Family, Import, ImportTarget, SymbolKind};
+
+use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
+use super::{FamilyResolver, Outcome, ParsedFile, Place, Tables, Use, member_may_be, name_may_be};
+
+/// Headers followed from one file, at most (a bound on hostile or generated include
+/// graphs; real translation units include tens to a few hundred).
+const MAX_CLOSURE_FILES: usize = 4096;
+/// Include closures kept per worker thread: a file's uses are resolved together, and the
+/// receiver-type pass looks up from a few files at a time.
+const CLOSURE_CACHE_ENTRIES: usize = 16;
+
+fn directory(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(dir, _)| dir)
+}
+
+fn stem(path: &str) -> &str {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name.rsplit_once('.').map_or(name, |(stem, _)| stem)
+}
+
+/// `dir` joined with a relative `path`, `.` and `..` applied; `None` when it leaves the
+/// tree.
+fn join(dir: &str, path: &str) -> Option<String> {
+    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    for segment in path.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            name => parts.push(name),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Directory segments two paths share from the root.
+fn shared_segments(a: &str, b: &str) -> usize {
+    directory(a)
+        .split('/')
+        .zip(directory(b).split('/'))
+        .take_while(|(x, y)| x == y && !x.is_empty())
+        .count()
+}
+
+/// The files one file's includes reach, itself included.
+type Closure = Rc<HashSet<u32>>;
+
+thread_local! {
+    /// (run, file) → its include closure.
+    static CLOSURES: RefCell<Vec<(u64, u32, Closure)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The C family's tables.
+#[derive(Default)]
+pub(super) struct CTables {
+    /// Every trailing run of a C file's path segments (`net/http.h`, `http.h` for
+    /// `src/net/http.h`) → those files.
+    suffixes: HashMap<String, Vec<u32>>,
+    /// Per file: the files of the tree its `#include`s name, in order.
+    includes: HashMap<u32, Vec<u32>>,
+    /// Name → the files with a prototype or `extern` declaration of it.
+    declared_in: HashMap<String, Vec<u32>>,
+}
+
+impl CTables {
+    /// Registers a C file (its path's suffixes, its declarations); its qualified names
+    /// have no prefix (C has no modules).
+    pub fn add_file(&mut self, fid: u32, path: &str, imports: &[Import]) -> String {
+        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+        for start in 0..segments.len() {
+            self.suffixes
+                .entry(segments[start..].join("/"))
+                .or_default()
+                .push(fid);
+        }
+        for import in imports {
+            if let ImportTarget::Path(path) = &import.target
+                && let [name] = path.as_slice()
+            {
+                let files = self.declared_in.entry(name.clone()).or_default();
+                if files.last() != Some(&fid) {
+                    files.push(fid);
+                }
+            }
+        }
+        String::new()
+    }
+
+    /// Resolves every file's includes, once all files are known.
+    pub fn finish(&mut self, files: &[ParsedFile], file_ids: &HashMap<&str, u32>) {
+        for (fid, file) in files.iter().enumerate() {
+            let (Some(facts), Some(Family::C)) = (&file.facts, file.family()) else {
+                continue;
+            };
+            let targets: Vec<u32> = facts
+                .imports
+                .iter()
+                .filter_map(|import| match &import.target {
+                    ImportTarget::Module { source, .. } => {
+                        self.include(files, file_ids, &file.row.path, source)
+                    }
+                    ImportTarget::Path(_) => None,
+                })
+                .collect();
+            if !targets.is_empty() {
+                self.includes.insert(fid as u32, targets);
+            }
+        }
+    }
+
+    /// The file an `#include` written in the file at `from` names, if the tree has it.
+    fn include(
+        &self,
+        files: &[ParsedFile],
+        file_ids: &HashMap<&str, u32>,
+        from: &str,
+        written: &str,
+    ) -> Option<u32> {
+        let (system, path) = match written.strip_prefix('<').and_then(|p| p.strip_suffix('>')) {
+            Some(path) => (true, path.trim()),
+            None => (false, written),
+        };
+        let is_c = |fid: &u32| {
+            files
+                .get(*fid as usize)
+                .is_some_and(|f| f.family() == Some(Family::C))
+        };
+        if !system
+            && let Some(joined) = join(directory(from), path)
+            && let Some(&fid) = file_ids.get(joined.as_str())
+            && is_c(&fid)
+        {
+            return Some(fid);
+        }
+        // Searched like an include directory: by what follows the last `..`.
+        let tail = path
+            .rsplit("../")
+            .next()
+            .unwrap_or(path)
+            .trim_start_matches("./");
+        self.suffixes
+            .get(tail)?
+            .iter()
+            .filter(|fid| is_c(fid))
+            .min_by_key(|&&fid| {
+                let candidate = files[fid as usize].row.path.as_str();
+                (
+                    std::cmp::Reverse(shared_segments(from, candidate)),
+                    candidate.len(),
+                    candidate,
+                )
+            })
+            .copied()
+    }
+
+    /// The files visible from `fid`: itself and what its includes reach.
+    fn closure(&self, t: &Tables, fid: u32) -> Closure {
+        let cached = CLOSURES.with(|c| {
+            c.borrow()
+                .iter()
+                .find(|(run, file, _)| *run == t.run && *file == fid)
+                .map(|(_, _, set)| Rc::clone(set))
+        });
+        if let Some(set) = cached {
+            return set;
+        }
+        let mut seen: HashSet<u32> = HashSet::default();
+        seen.insert(fid);
+        let mut work = vec![fid];
+        while let Some(file) = work.pop() {
+            for &next in self.includes.get(&file).into_iter().flatten() {
+                if seen.len() < MAX_CLOSURE_FILES && seen.insert(next) {
+                    work.push(next);
+                }
+            }
+        }
+        let set = Rc::new(seen);
+        CLOSURES.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= CLOSURE_CACHE_ENTRIES {
+                c.remove(0);
+            }
+            c.push((t.run, fid, Rc::clone(&set)));
+        });
+        set
+    }
+
+    /// The file-scope C definitions named `name` (no struct fields).
+    fn file_scope<'t>(t: &'t Tables, name: &str) -> impl Iterator<Item = u32> + 't {
+        t.candidates(name).iter().copied().filter(|&s| {
+            let symbol = &t.symbols[s as usize];
+            symbol.family == Family::C && !symbol.member
+        })
+    }
+
+    /// What `name` is at `fid`: definitions in the file or its include closure (the
+    /// file's own first), else the definitions that a declaration in the closure makes
+    /// visible. `None`: neither visible nor declared.
+    fn lookup(&self, t: &Tables, fid: u32, name: &str) -> Option<Lookup> {
+        let closure = self.closure(t, fid);
+        let mut visible: Vec<u32> = Self::file_scope(t, name)
+            .filter(|&s| closure.contains(&t.symbols[s as usize].file))
+            .collect();
+        if !visible.is_empty() {
+            visible.sort_by_key(|&s| t.symbols[s as usize].file != fid);
+            return Some(Lookup::Visible(visible));
+        }
+        let declaring: Vec<u32> = self
+            .declared_in
+            .get(name)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|d| closure.contains(d))
+            .collect();
+        if declaring.is_empty() {
+            return None;
+        }
+        Some(self.declared(t, name, &declaring))
+    }
+
+    /// The definitions a declaration of `name` in the files `declaring` refers to.
+    fn declared(&self, t: &Tables, name: &str, declaring: &[u32]) -> Lookup {
+        let defined: Vec<u32> = Self::file_scope(t, name)
+            .filter(|&s| {
+                matches!(
+                    t.symbols[s as usize].kind,
+                    SymbolKind::Function | SymbolKind::Variable
+                )
+            })
+            .collect();
+        if defined.len() <= 1 {
+            return Lookup::Declared(defined);
+        }
+        // Several files define it (programs of one tree, alternatives for platforms): the
+        // one named like the declaring header (`shop.h` → `shop.c`) if that settles it.
+        let stems: HashSet<&str> = declaring
+            .iter()
+            .map(|&d| stem(&t.files[d as usize].row.path))
+            .collect();
+        let paired: Vec<u32> = defined
+            .iter()
+            .copied()
+            .filter(|&s| {
+                stems.contains(stem(&t.files[t.symbols[s as usize].file as usize].row.path))
+            })
+            .collect();
+        match paired.as_slice() {
+            [only] => Lookup::Declared(vec![*only]),
+            _ => Lookup::Ambiguous(defined),
+        }
+    }
+
+    fn named(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        let [name] = path else {
+            return Named::Unknown;
+        };
+        match self.lookup(t, at.fid, name) {
+            Some(Lookup::Visible(found) | Lookup::Declared(found)) if !found.is_empty() => {
+                Named::Symbols(found)
+            }
+            Some(Lookup::Ambiguous(_)) => Named::Unknown,
+            Some(_) | None if Self::file_scope(t, name).next().is_some() => Named::Unknown,
+            Some(_) | None => Named::Outside(name.clone()),
+        }
+    }
+
+    fn resolve_c(&self, t: &Tables, reference: &Use<'_>) -> Outcome {
+        let Use {
+            at,
+            name,
+            kind,
+            qualifier,
+            candidates,
+            ..
+        } = *reference;
+        if qualifier.is_some() {
+            // A member of a value the receiver-type pass could not type.
+            return t.heuristic(candidates, Family::C, |s| {
+                member_may_be(kind, s.kind, s.family)
+            });
+        }
+        let fits = |s: &u32| name_may_be(kind, t.symbols[*s as usize].kind, Family::C);
+        match self.lookup(t, at.fid, name) {
+            Some(Lookup::Visible(found) | Lookup::Declared(found)) if !found.is_empty() => {
+                Outcome::Resolved(found.iter().copied().find(fits).unwrap_or(found[0]))
+            }
+            Some(Lookup::Ambiguous(found)) => match found.iter().copied().find(fits) {
+                Some(sid) => Outcome::Guess(sid),
+                None => Outcome::Drop,
+            },
+            // Declared in the closure, defined outside the tree.
+            Some(_) => Outcome::Drop,
+            None => t.heuristic(candidates, Family::C, |s| {
+                !s.member && name_may_be(kind, s.kind, s.family)
+            }),
+        }
+    }
+}
+
+/// What a name is at a place in a C file.
+enum Lookup {
+    /// Defined in the file or a header it includes (the file's own first).
+    Visible(Vec<u32>),
+    /// Declared there and defined by these (none: outside the tree).
+    Declared(Vec<u32>),
+    /// Declared there and defined by several files the declaration does not choose from.
+    Ambiguous(Vec<u32>),
+}
+
+impl FamilyResolver for CTables {
+    fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
+        self.resolve_c(t, u)
+    }
+
+    fn import_targets(&self, t: &Tables, fid: u32, import: &Import) -> Option<Vec<u32>> {
+        match &import.target {
+            // A declaration: the definition it declares (a forward declaration of a
+            // function of the same file included).
+            ImportTarget::Path(path) => {
+                let [name] = path.as_slice() else {
+                    return None;
+                };
+                let own: Vec<u32> = CTables::file_scope(t, name)
+                    .filter(|&s| t.symbols[s as usize].file == fid)
+                    .collect();
+                if !own.is_empty() {
+                    return Some(own);
+                }
+                match self.declared(t, name, &[fid]) {
+                    Lookup::Declared(found) if found.is_empty() => None,
+                    Lookup::Visible(found) | Lookup::Declared(found) => Some(found),
+                    Lookup::Ambiguous(_) => Some(Vec::new()),
+                }
+            }
+            ImportTarget::Module { .. } => self.includes.contains_key(&fid).then(Vec::new),
+        }
+    }
+
+    fn type_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        // A struct tag and a typedef may share a name (`typedef struct cart cart;`): the
+        // struct is the type.
+        match self.named(t, at, path) {
+            Named::Symbols(mut found) => {
+                found.sort_by_key(|&s| t.symbols[s as usize].kind == SymbolKind::TypeAlias);
+                Named::Symbols(found)
+            }
+            other => other,
+        }
+    }
+
+    fn value_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        self.named(t, at, path)
+    }
+
+    fn call_path(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        self.named(t, at, path)
+    }
+
+    fn module_member(&self, _t: &Tables, _fid: u32, _name: &str) -> Vec<u32> {
+        // C has no module values.
+        Vec::new()
+    }
+
+    fn outside_member(&self, ty: &str, _member: &str) -> OutsideMember {
+        match ty {
+            // Arithmetic and character types have no members.
+            "char" | "int" | "bool" | "short" | "long" | "float" | "double" | "void" | "signed"
+            | "unsigned" | "size_t" | "int8_t" | "int16_t" | "int32_t" | "int64_t" | "uint8_t"
+            | "uint16_t" | "uint32_t" | "uint64_t" => OutsideMember::Known(Spec::Opaque),
+            _ => OutsideMember::NotKnown,
+        }
+    }
+
+    fn outside_step(&self, _ty: &str, _step: Step) -> OutsideStep {
+        None
+    }
+
+    fn unwrap_keeps_type(&self) -> bool {
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn include_paths_join_and_leave_the_tree_as_none() {
+        assert_eq!(join("src/net", "http.h").as_deref(), Some("src/net/http.h"));
+        assert_eq!(
+            join("src/net", "../util/a.h").as_deref(),
+            Some("src/util/a.h")
+        );
+        assert_eq!(join("src", "./a.h").as_deref(), Some("src/a.h"));
+        assert_eq!(join("", "../a.h"), None);
+        assert_eq!(stem("src/shop.h"), "shop");
+        assert_eq!(shared_segments("src/a/x.c", "src/a/b/y.h"), 2);
+        assert_eq!(shared_segments("x.c", "y.h"), 0);
+    }
+}
