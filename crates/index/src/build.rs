@@ -452,7 +452,12 @@ fn update(
 
     if let (Some(patch), Some(index)) = (patch, &previous) {
         for file in &changed {
-            let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
+            // The language the patch parsed the file as (a header's depends on content).
+            let lang = patch
+                .entries
+                .iter()
+                .find(|(parsed, _)| parsed.row.path == file.walked.path)
+                .and_then(|(parsed, _)| parsed.row.lang);
             let lang = lang.map(Lang::as_str).unwrap_or("text");
             text::add_file(
                 &writer,
