@@ -34,6 +34,9 @@ DEFAULT_KINDS = {
            "property", "event"],
     "C": ["macro", "enumerator", "function", "enum", "member", "struct", "typedef",
           "union", "variable"],
+    # `function` is also a method, `define` a constant (`const`, class constants),
+    # `variable` a property.
+    "PHP": ["class", "interface", "trait", "function", "define", "variable"],
 }
 
 # Options that make ctags read the files mcursor reads as the language: ctags maps `.h`
@@ -52,6 +55,7 @@ EXTENSIONS = {
     "Java": (".java",),
     "C#": (".cs",),
     "C": (".c", ".h"),
+    "PHP": (".php", ".phtml"),
 }
 
 

@@ -180,6 +180,28 @@ fn c_fixture() {
 }
 
 #[test]
+fn php_fixture() {
+    insta::assert_snapshot!(answers(
+        "php-basic",
+        &[
+            &["find", "Cart"],
+            &["find", "Cart::total"],
+            &["refs", "Cart::add"],
+            &["refs", "Prices::withTax"],
+            &["refs", "Prices::RATE"],
+            &["refs", "Named::label"],
+            &["refs", "Discounts::discount"],
+            &["refs", "format_price"],
+            &["refs", "LIMIT"],
+            &["refs", "Item"],
+            &["callers", "Cart::total"],
+            &["callees", "App\\main"],
+            &["impls", "Named"],
+        ],
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

@@ -26,6 +26,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "java-basic",
         "csharp-basic",
         "c-basic",
+        "php-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -99,6 +100,21 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             3 => format!("\n#define {a}(x) ({b}(x))\nenum {{ {c}_ON, {c}_OFF }};\n"),
             _ => format!(
                 "\ntypedef struct {{ int {b}; }} {a};\nstatic int {c}({a} *p) {{ return p->{b}; }}\n"
+            ),
+        };
+    }
+    if ext == "php" {
+        return match rng.below(5) {
+            0 => format!("\nfunction {a}(): int {{ return {b}({c}); }}\n"),
+            1 => format!(
+                "\nclass {a} extends {b} {{ public function {c}() {{ $this->{c}(); parent::{c}(); }} }}\n"
+            ),
+            2 => format!("\ninterface {a} {{ public function {b}(); }}\n"),
+            3 => format!(
+                "\ntrait {a} {{ public int ${b} = 0; }}\nclass {c} {{ use {a}; public function f() {{ return $this->{b}; }} }}\n"
+            ),
+            _ => format!(
+                "\nenum {a} {{ case {b}; public function {c}() {{ return self::{b}; }} }}\n"
             ),
         };
     }

@@ -199,3 +199,8 @@ fn csharp_receivers() {
 fn c_receivers() {
     run_language("c");
 }
+
+#[test]
+fn php_receivers() {
+    run_language("php");
+}

@@ -1571,10 +1571,10 @@ impl Place {
     }
 }
 
-/// `a::b::c` and `a.b.c` → `["a", "b", "c"]`.
+/// `a::b::c`, `a.b.c` and PHP's `a\b::c` → `["a", "b", "c"]`.
 fn split_qualified(name: &str) -> Vec<String> {
     name.split("::")
-        .flat_map(|s| s.split('.'))
+        .flat_map(|s| s.split(['.', '\\']))
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)

@@ -159,8 +159,9 @@ pub(crate) struct FamilySyntax {
     pub unknown_type_names: &'static [&'static str],
     /// Built-in type names a union drops (`null`, `undefined`).
     pub nullish_type_names: &'static [&'static str],
-    /// The name of the enclosing type (`Self`), and node kinds that stand for it (`this`).
-    pub self_type_name: &'static str,
+    /// Names of the enclosing type (`Self`; PHP's `self` and `static`), and node kinds that
+    /// stand for it (`this`).
+    pub self_type_names: &'static [&'static str],
     pub self_types: &'static [&'static str],
     /// Nodes that declare type parameters: the field of the parameter list.
     pub generic_scopes: &'static str,
@@ -217,8 +218,8 @@ pub(crate) struct ContainerSyntax {
     /// A trait or interface: `self` in it is anything that implements it.
     pub abstract_type: bool,
     /// Member declarations that, without a name, embed a type whose members become the
-    /// container's (Go's embedded fields and interfaces): the kind and the field holding
-    /// the type (empty: the first named child).
+    /// container's (Go's embedded fields and interfaces, PHP's `use Trait;`): the kind
+    /// and the field holding the type (empty: every named child, `use A, B;`).
     pub embedded: &'static [Inner],
 }
 
@@ -285,7 +286,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     function_types: &[access("function_type", "parameters", "return_type")],
     unknown_type_names: &["_"],
     nullish_type_names: &[],
-    self_type_name: "Self",
+    self_type_names: &["Self"],
     self_types: &[],
     generic_scopes: "type_parameters",
     type_parameters: &[access("type_parameter", "bounds", "name")],
@@ -410,7 +411,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     function_types: &[access("function_type", "parameters", "return_type")],
     unknown_type_names: &["any", "unknown"],
     nullish_type_names: &["null", "undefined", "void"],
-    self_type_name: "",
+    self_type_names: &[],
     self_types: &["this_type"],
     generic_scopes: "type_parameters",
     type_parameters: &[access("type_parameter", "constraint", "name")],
@@ -738,7 +739,7 @@ pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
     function_types: &[],
     unknown_type_names: &["Any", "object"],
     nullish_type_names: &["None"],
-    self_type_name: "Self",
+    self_type_names: &["Self"],
     self_types: &[],
     generic_scopes: "",
     type_parameters: &[],
@@ -843,7 +844,7 @@ pub(crate) static GO: FamilySyntax = FamilySyntax {
     function_types: &[access("function_type", "parameters", "result")],
     unknown_type_names: &["any"],
     nullish_type_names: &["nil"],
-    self_type_name: "",
+    self_type_names: &[],
     self_types: &[],
     generic_scopes: "type_parameters",
     type_parameters: &[access("type_parameter_declaration", "type", "name")],
@@ -969,7 +970,7 @@ pub(crate) static JAVA: FamilySyntax = FamilySyntax {
     function_types: &[],
     unknown_type_names: &["var", "Object"],
     nullish_type_names: &[],
-    self_type_name: "",
+    self_type_names: &[],
     self_types: &[],
     generic_scopes: "",
     type_parameters: &[],
@@ -1090,7 +1091,7 @@ pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
     function_types: &[],
     unknown_type_names: &["dynamic"],
     nullish_type_names: &[],
-    self_type_name: "",
+    self_type_names: &[],
     self_types: &[],
     generic_scopes: "",
     type_parameters: &[],
@@ -1193,7 +1194,7 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
     function_types: &[],
     unknown_type_names: &[],
     nullish_type_names: &[],
-    self_type_name: "",
+    self_type_names: &[],
     self_types: &[],
     generic_scopes: "",
     type_parameters: &[],
@@ -1220,5 +1221,137 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
         own_members("union_specifier"),
         // `typedef struct { ... } T;`
         own_members("type_definition"),
+    ],
+};
+
+/// Where a PHP class names what it extends and implements.
+const PHP_HERITAGE: &[Inner] = &[
+    inner("base_clause", ""),
+    inner("class_interface_clause", ""),
+];
+
+/// `use Trait;` in a PHP class body takes the trait's members in.
+const PHP_TRAIT_USE: &[Inner] = &[inner("use_declaration", "")];
+
+/// A PHP class-like declaration.
+const fn php_type(kind: &'static str, abstract_type: bool) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: PHP_HERITAGE,
+        abstract_type,
+        embedded: PHP_TRAIT_USE,
+    }
+}
+
+/// PHP: variables are `variable_name` nodes whose text keeps the `$` (`$this` is the
+/// instance), so locals never collide with a function or constant name; `->` and `?->`
+/// reach members, `::` static members (written as paths with a `self`, `static`,
+/// `parent` or class qualifier, which the resolver reads). Namespaces are written with
+/// `\`.
+pub(crate) static PHP: FamilySyntax = FamilySyntax {
+    path_separator: "\\",
+    comments: &["comment"],
+    doc_line_prefixes: &[],
+    not_doc_prefix: "",
+    doc_block: ("/**", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
+    attributes: &["attribute_list"],
+    declaration_wrappers: &[],
+    export_statement: "",
+
+    member_access: &[
+        access("member_access_expression", "object", "name"),
+        access("nullsafe_member_access_expression", "object", "name"),
+    ],
+    calls: &[inner("function_call_expression", "function")],
+    method_calls: &[
+        access("member_call_expression", "object", "name"),
+        access("nullsafe_member_call_expression", "object", "name"),
+        access("scoped_call_expression", "scope", "name"),
+    ],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[],
+    transparent: &[
+        inner("parenthesized_expression", ""),
+        inner("clone_expression", ""),
+        inner("error_suppression_expression", ""),
+    ],
+    indexes: &[inner("subscript_expression", "")],
+    casts: &[inner("cast_expression", "type")],
+    constructions: &[inner("object_creation_expression", "")],
+    self_values: &[],
+    self_names: &["$this"],
+    super_values: &[],
+    super_calls: &[],
+    identifiers: &["variable_name", "name"],
+    value_paths: &["qualified_name"],
+    literals: &[
+        ("string", "string"),
+        ("encapsed_string", "string"),
+        ("heredoc", "string"),
+        ("nowdoc", "string"),
+        ("integer", "int"),
+        ("float", "float"),
+        ("boolean", "bool"),
+        ("array_creation_expression", "array"),
+        ("anonymous_function", "Closure"),
+        ("arrow_function", "Closure"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[inner("optional_type", "")],
+    generic_types: &[],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &["named_type", "qualified_name", "name"],
+    array_types: &[],
+    bound_types: &["intersection_type"],
+    union_types: &["union_type"],
+    tuple_types: &[],
+    builtin_types: &["primitive_type", "cast_type"],
+    function_types: &[],
+    unknown_type_names: &["mixed"],
+    nullish_type_names: &["null"],
+    self_type_names: &["self", "static"],
+    self_types: &[],
+    generic_scopes: "",
+    type_parameters: &[],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[
+        inner("method_declaration", "return_type"),
+        inner("function_definition", "return_type"),
+        inner("property_declaration", "type"),
+        inner("property_promotion_parameter", "type"),
+        inner("simple_parameter", "type"),
+    ],
+    definition_values: &[],
+    function_values: &[],
+    parameter_lists: &[
+        inner("method_declaration", "parameters"),
+        inner("function_definition", "parameters"),
+    ],
+    parameters: &[
+        inner("simple_parameter", "type"),
+        inner("property_promotion_parameter", "type"),
+        inner("variadic_parameter", "type"),
+    ],
+    untyped_parameters: &[],
+    closure_parameter_lists: &[],
+    tuple_patterns: &[],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[
+        php_type("class_declaration", false),
+        php_type("interface_declaration", true),
+        // `$this` in a trait is whatever class uses it.
+        php_type("trait_declaration", true),
+        php_type("enum_declaration", false),
     ],
 };

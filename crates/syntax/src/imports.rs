@@ -1,7 +1,7 @@
 //! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
 //! from` statements, Python `import`/`from ... import`, Go import specs, Java `import`
-//! declarations, C# `using` directives and C's `#include`s and declarations of names
-//! defined elsewhere, turned into [`Import`] records.
+//! declarations, C# `using` directives, C's `#include`s and declarations of names
+//! defined elsewhere, and PHP `use` declarations, turned into [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
@@ -29,6 +29,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Java => java_import(node, source, &mut out),
             Family::CSharp => csharp_using(node, source, &mut out),
             Family::C => c_import(node, source, &mut out),
+            Family::Php => php_use(node, source, &mut out),
         }
     }
     out
@@ -617,4 +618,68 @@ fn c_import(node: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
         modules: Vec::new(),
         start: position(node),
     });
+}
+
+/// PHP: `use A\B\C;` (known as `C`), `use A\B\C as D;` (`D`), `use function A\f;`, `use
+/// const A\X;`, and groups `use A\B\{C, D as E};`. A `use` always names a fully qualified
+/// name (a leading `\` changes nothing); the target's source is its namespace (`A\B`) and
+/// the imported name its last segment, whether a class, a function, a constant or a
+/// namespace (`use A\B;` then `B\C`).
+fn php_use(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let clean = |node: Node<'_>| -> String {
+        text(node, source)
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect::<String>()
+            .trim_matches('\\')
+            .to_owned()
+    };
+    let mut group_prefix = String::new();
+    let mut clauses = Vec::new();
+    for child in named_children(declaration) {
+        match child.kind() {
+            "namespace_name" => group_prefix = clean(child),
+            "namespace_use_clause" => clauses.push(child),
+            "namespace_use_group" => {
+                clauses.extend(named_children(child).filter(|c| c.kind() == "namespace_use_clause"))
+            }
+            _ => {}
+        }
+    }
+    for clause in clauses {
+        let alias = clause.child_by_field_name("alias");
+        let Some(path) = named_children(clause)
+            .find(|c| matches!(c.kind(), "qualified_name" | "name") && Some(*c) != alias)
+        else {
+            continue;
+        };
+        let written = clean(path);
+        let full = if group_prefix.is_empty() {
+            written
+        } else {
+            format!("{group_prefix}\\{written}")
+        };
+        let (namespace, name) = full.rsplit_once('\\').unwrap_or(("", full.as_str()));
+        if name.is_empty() {
+            continue;
+        }
+        let local = alias.map_or_else(|| name.to_owned(), &clean);
+        out.push(Import {
+            local,
+            target: ImportTarget::Module {
+                source: namespace.to_owned(),
+                imported: Some(name.to_owned()),
+            },
+            reexport: false,
+            modules: Vec::new(),
+            start: position(
+                path.named_child(path.named_child_count().saturating_sub(1) as u32)
+                    .unwrap_or(path),
+            ),
+        });
+    }
+}
+
+fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
+    (0..node.named_child_count() as u32).filter_map(move |i| node.named_child(i))
 }

@@ -28,6 +28,7 @@ pub enum Lang {
     Java,
     CSharp,
     C,
+    Php,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -42,10 +43,11 @@ pub enum Family {
     Java,
     CSharp,
     C,
+    Php,
 }
 
 impl Family {
-    pub const ALL: [Family; 7] = [
+    pub const ALL: [Family; 8] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
@@ -53,6 +55,7 @@ impl Family {
         Family::Java,
         Family::CSharp,
         Family::C,
+        Family::Php,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -64,6 +67,7 @@ impl Family {
             Family::Java => "java",
             Family::CSharp => "csharp",
             Family::C => "c",
+            Family::Php => "php",
         }
     }
 
@@ -75,8 +79,10 @@ impl Family {
             // C has one definition per name (a prototype is not a definition here).
             Family::Rust | Family::Go | Family::C => false,
             // Java and C# overloads are distinct methods, but uses are not told apart by
-            // their argument types here, so all of them are one function to `refs`.
-            Family::Ecma | Family::Python | Family::Java | Family::CSharp => true,
+            // their argument types here, so all of them are one function to `refs`. PHP
+            // has no overloads, but a function declared in each branch of an `if`
+            // (`if (!function_exists('f')) { function f() {} }`) is one function.
+            Family::Ecma | Family::Python | Family::Java | Family::CSharp | Family::Php => true,
         }
     }
 
@@ -90,6 +96,7 @@ impl Family {
             Family::Java => &crate::family::JAVA,
             Family::CSharp => &crate::family::CSHARP,
             Family::C => &crate::family::C,
+            Family::Php => &crate::family::PHP,
         }
     }
 }
@@ -122,6 +129,7 @@ const GO_TAGS: QueryFile = query_file!("go/tags.scm");
 const JAVA_TAGS: QueryFile = query_file!("java/tags.scm");
 const CSHARP_TAGS: QueryFile = query_file!("csharp/tags.scm");
 const C_TAGS: QueryFile = query_file!("c/tags.scm");
+const PHP_TAGS: QueryFile = query_file!("php/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -144,7 +152,7 @@ pub struct LangSpec {
 
 /// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
 /// per-language caches, so a new row cannot leave one of them short.
-const LANGUAGE_COUNT: usize = 9;
+const LANGUAGE_COUNT: usize = 10;
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
 pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
@@ -239,6 +247,17 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         grammar: || tree_sitter_c::LANGUAGE.into(),
         queries: &[C_TAGS],
     },
+    LangSpec {
+        lang: Lang::Php,
+        name: "php",
+        aliases: &[],
+        extensions: &["php", "phtml"],
+        family: Family::Php,
+        store_code: 10,
+        // The grammar of whole files: HTML around `<?php ... ?>` is text.
+        grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
+        queries: &[PHP_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -253,7 +272,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 16] = [
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 15] = [
     // `.h`: the headers `Lang::of_file` finds written in C++ (the others are C's).
     text_only(
         "cpp",
@@ -261,7 +280,6 @@ pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 16] = [
         &["cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"],
     ),
     text_only("ruby", &["rb"], &["rb"]),
-    text_only("php", &[], &["php"]),
     text_only("kotlin", &["kt"], &["kt", "kts"]),
     text_only("swift", &[], &["swift"]),
     text_only("scala", &[], &["scala", "sc"]),
@@ -408,6 +426,7 @@ impl Lang {
         Lang::Java,
         Lang::CSharp,
         Lang::C,
+        Lang::Php,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -422,6 +441,7 @@ impl Lang {
             Lang::Java => 6,
             Lang::CSharp => 7,
             Lang::C => 8,
+            Lang::Php => 9,
         };
         &LANGUAGES[slot]
     }

@@ -146,11 +146,7 @@ impl<'a> Converter<'a> {
                 let path = self.path_of(node);
                 match path.as_slice() {
                     [] => TypeRef::Unknown,
-                    [only]
-                        if !syntax.self_type_name.is_empty() && only == syntax.self_type_name =>
-                    {
-                        TypeRef::SelfType
-                    }
+                    [only] if syntax.self_type_names.contains(&only.as_str()) => TypeRef::SelfType,
                     [only] if syntax.unknown_type_names.contains(&only.as_str()) => {
                         TypeRef::Unknown
                     }
@@ -705,7 +701,11 @@ impl<'a> Converter<'a> {
                 for child in named_children(n) {
                     match spec.embedded.iter().find(|e| e.kind == child.kind()) {
                         Some(e) if child.child_by_field_id(self.field("name")).is_none() => {
-                            if let Some(t) = field_child(child, self.field(e.field)) {
+                            if e.field.is_empty() {
+                                for t in named_children(child) {
+                                    supertypes.push(self.type_ref(t));
+                                }
+                            } else if let Some(t) = child.child_by_field_id(self.field(e.field)) {
                                 supertypes.push(self.type_ref(t));
                             }
                         }

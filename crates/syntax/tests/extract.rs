@@ -443,3 +443,68 @@ fn definitions_of_one_node_are_siblings() {
     assert!(!got.contains("parent="), "{got}");
     assert!(!got.contains("  @"), "{got}");
 }
+
+#[test]
+fn php_sample() {
+    let src = r#"<html><?php
+namespace App\Models;
+
+use App\Contracts\Named;
+use App\Support\{Clock, Log as Logger};
+use function App\Support\format_price;
+
+const LIMIT = 10;
+
+/** A user. */
+final class User extends Model implements Named
+{
+    use HasName;
+    public const TABLE = 'users';
+    private static int $count = 0;
+    public function __construct(private ?Clock $clock = null) {}
+    public static function create(): static
+    {
+        self::$count++;
+        $user = new static();
+        $user->clock->now();
+        Logger::info(format_price(LIMIT));
+        return $user;
+    }
+}
+?></html>
+"#;
+    let got = facts(Lang::Php, src);
+    println!("{got}");
+    let expected = [
+        // The namespace qualifies definitions; properties are named without their `$`.
+        "def class App\\Models::User",
+        "def constant App\\Models::LIMIT",
+        "def constant App\\Models::User::TABLE",
+        "def field App\\Models::User::count",
+        // A promoted constructor parameter is a property, with its type.
+        "def field App\\Models::User::clock",
+        ": Clock",
+        "doc=\"A user.\"",
+        // Supertypes, the used trait among them.
+        "container #0 User for User extends Model, Named, HasName",
+        // Static members are written as paths; `$x->` members have receiver chains.
+        "ref field count @19:16 q=self",
+        "ref call now @21:23 on <static>.clock",
+        "ref type Logger",
+        "ref call info @22:17 q=Logger",
+        "ref call format_price",
+        "ref identifier LIMIT",
+        // `use` declarations, grouped and aliased too.
+        r#"import Named <- Module { source: "App\\Contracts", imported: Some("Named") }"#,
+        r#"import Clock <- Module { source: "App\\Support", imported: Some("Clock") }"#,
+        r#"import Logger <- Module { source: "App\\Support", imported: Some("Log") }"#,
+        r#"import format_price <- Module { source: "App\\Support", imported: Some("format_price") }"#,
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // Variables are locals, never references; namespace names are none either.
+    assert!(!got.contains("ref identifier user"), "{got}");
+    assert!(!got.contains("ref identifier App"), "{got}");
+    assert!(!got.contains("ref call static"), "{got}");
+}

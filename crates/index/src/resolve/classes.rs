@@ -1,4 +1,4 @@
-//! The class-based resolver families, Java and C# (one [`Dialect`] each): types grouped
+//! The class-based resolver families, Java, C# and PHP (one [`Dialect`] each): types grouped
 //! by package or namespace (every file of a package sees its top-level types; C# also
 //! sees the enclosing namespaces' types), single-type imports and aliases (`import
 //! a.b.C`, `using X = A.B.C`), on-demand imports (`import a.b.*`, `using A.B`), static
@@ -10,6 +10,13 @@
 //!
 //! A name none of these has is the platform's (`java.lang`, `System`) or another
 //! library's, and is dropped rather than matched by name.
+//!
+//! PHP (namespaces written `A\B`): a namespace also holds functions and constants, and
+//! an unqualified function or constant not in the current namespace is the global one; a
+//! bare name is never a member (members are reached through `$this->`, `self::`,
+//! `static::`, `parent::` or a class); `use` imports one class, function, constant or
+//! namespace by its fully qualified name; `use Trait;` in a class takes the trait's
+//! members in (the receiver pass treats the trait as a supertype).
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -21,7 +28,11 @@ use super::{CompactFacts, Def, FamilyResolver, Outcome, Place, Tables, Use, memb
 fn is_type(kind: SymbolKind) -> bool {
     matches!(
         kind,
-        SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum | SymbolKind::Struct
+        SymbolKind::Class
+            | SymbolKind::Interface
+            | SymbolKind::Enum
+            | SymbolKind::Struct
+            | SymbolKind::Trait
     )
 }
 
@@ -30,6 +41,17 @@ fn is_type(kind: SymbolKind) -> bool {
 pub(super) enum Dialect {
     Java,
     CSharp,
+    Php,
+}
+
+impl Dialect {
+    /// What separates a namespace from a type in a qualified type name.
+    fn separator(self) -> &'static str {
+        match self {
+            Dialect::Java | Dialect::CSharp => ".",
+            Dialect::Php => "\\",
+        }
+    }
 }
 
 /// A class-based family's tables.
@@ -79,11 +101,11 @@ pub(super) fn scopes<'f>(facts: &'f CompactFacts, d: &Def) -> Vec<&'f str> {
         .collect()
 }
 
-/// A type's fully qualified name (`a.b.Outer.Inner`).
-fn qualified_type_name(facts: &CompactFacts, d: &Def) -> String {
+/// A type's fully qualified name (`a.b.Outer.Inner`, PHP's `App\Models\User`).
+fn qualified_type_name(dialect: Dialect, facts: &CompactFacts, d: &Def) -> String {
     let mut parts = scopes(facts, d);
     parts.push(facts.name(d));
-    parts.join(".")
+    parts.join(dialect.separator())
 }
 
 /// The namespace at a place: the enclosing definition's, else the file's first one's.
@@ -110,6 +132,7 @@ impl ClassTables {
         match self.dialect {
             Dialect::Java => Family::Java,
             Dialect::CSharp => Family::CSharp,
+            Dialect::Php => Family::Php,
         }
     }
 
@@ -117,7 +140,7 @@ impl ClassTables {
     /// package or namespace is already their module).
     pub fn add_file(&mut self, facts: &CompactFacts, base: u32) -> String {
         match self.dialect {
-            Dialect::Java => {}
+            Dialect::Java | Dialect::Php => {}
             Dialect::CSharp => {
                 self.global_imports
                     .extend(facts.imports.iter().filter(|i| i.reexport).cloned());
@@ -133,19 +156,38 @@ impl ClassTables {
             }
         }
         for (i, d) in facts.definitions.iter().enumerate() {
+            let sid = base + i as u32;
+            let name = facts.name(d);
+            let top_level = d.container == super::NONE && d.parent == super::NONE;
+            // A PHP namespace holds functions and constants beside its types.
+            let namespace_member = match self.dialect {
+                Dialect::Php => {
+                    top_level && matches!(d.kind, SymbolKind::Function | SymbolKind::Constant)
+                }
+                Dialect::Java | Dialect::CSharp => false,
+            };
+            if namespace_member {
+                self.packages
+                    .entry(namespace_of(facts, d))
+                    .or_default()
+                    .entry(name.to_owned())
+                    .or_default()
+                    .push(sid);
+            }
             if !is_type(d.kind) {
                 continue;
             }
             let package = namespace_of(facts, d);
-            let sid = base + i as u32;
-            let name = facts.name(d);
-            let parts = self.types.entry(qualified_type_name(facts, d)).or_default();
+            let parts = self
+                .types
+                .entry(qualified_type_name(self.dialect, facts, d))
+                .or_default();
             // Later parts of a C# partial class stand for the first.
             if let Some(&first) = parts.first() {
                 self.first_part.insert(sid, first);
             }
             parts.push(sid);
-            if d.container == super::NONE && d.parent == super::NONE {
+            if top_level {
                 self.packages
                     .entry(package)
                     .or_default()
@@ -196,7 +238,8 @@ impl ClassTables {
             return Named::Symbols(types);
         }
         // ... a nested type or a static member of a type (`import static a.b.C.m`)...
-        if let Some(nested) = self.types.get(&format!("{source}.{wanted}")) {
+        let separator = self.dialect.separator();
+        if let Some(nested) = self.types.get(&format!("{source}{separator}{wanted}")) {
             return Named::Symbols(nested.clone());
         }
         if self.types.contains_key(source.as_str()) {
@@ -209,7 +252,8 @@ impl ClassTables {
             // C# namespaces are open: the platform adds types to namespaces a repository
             // also declares (`System.Runtime.CompilerServices` polyfills), and every type
             // the repository declares there is in the tables.
-            Dialect::Java | Dialect::CSharp => Named::Outside(wanted.to_owned()),
+            // PHP: `use` names a fully qualified name the repository does not define.
+            Dialect::Java | Dialect::CSharp | Dialect::Php => Named::Outside(wanted.to_owned()),
         }
     }
 
@@ -218,7 +262,11 @@ impl ClassTables {
         let Some((_, facts, d)) = t.definition(sid) else {
             return Vec::new();
         };
-        let qualified = format!("{}.{name}", qualified_type_name(facts, d));
+        let qualified = format!(
+            "{}{}{name}",
+            qualified_type_name(self.dialect, facts, d),
+            self.dialect.separator()
+        );
         self.types.get(&qualified).cloned().unwrap_or_default()
     }
 
@@ -256,7 +304,8 @@ impl ClassTables {
     /// single-type and static imports, on-demand imports.
     fn lookup(&self, t: &Tables, at: Place, name: &str, kind: RefKind) -> Named {
         let mut unknown = false;
-        if !matches!(kind, RefKind::Type) {
+        // A bare PHP name is never a member of the enclosing class.
+        if !matches!(kind, RefKind::Type) && self.dialect != Dialect::Php {
             for class in self.enclosing_types(t, at) {
                 // `new Cart()` inside `Cart` names the type, not its constructor (a member
                 // named like the class).
@@ -292,6 +341,12 @@ impl ClassTables {
                 (Dialect::CSharp, Some((outer, _))) => namespace = outer.to_owned(),
                 (Dialect::CSharp, None) if !namespace.is_empty() => namespace.clear(),
                 (Dialect::CSharp, None) => break,
+                // An unqualified function or constant falls back to the global namespace.
+                // A class does not, but the grammar drops the `\` of `\Helper`, so a
+                // global class is the reading left (code that runs never relies on the
+                // fallback for a class).
+                (Dialect::Php, _) if !namespace.is_empty() => namespace.clear(),
+                (Dialect::Php, _) => break,
             }
         }
         let global = self.global_imports.iter();
@@ -331,7 +386,7 @@ impl ClassTables {
                     }
                 }
             }
-            Dialect::Java | Dialect::CSharp => Named::Outside(name.to_owned()),
+            Dialect::Java | Dialect::CSharp | Dialect::Php => Named::Outside(name.to_owned()),
         }
     }
 
@@ -340,6 +395,9 @@ impl ClassTables {
         let Some(first) = path.first() else {
             return Named::Unknown;
         };
+        if self.dialect == Dialect::Php && path.len() > 1 {
+            return self.php_qualified(at, path);
+        }
         if path.len() > 1
             && let Some(found) = self.types.get(&path.join("."))
         {
@@ -364,6 +422,126 @@ impl ClassTables {
             };
         }
         named
+    }
+
+    /// The fully qualified names a PHP name qualified by a namespace (`A\B`) may mean,
+    /// first to last: through a `use` of its first segment, relative to the current
+    /// namespace, as written (PHP reads `A\f` relative, `\A\f` absolute; the grammar
+    /// drops the leading `\`, so both are tried).
+    fn php_readings(at: Place, path: &[String]) -> Vec<String> {
+        let Some(first) = path.first() else {
+            return Vec::new();
+        };
+        let joined = path.join("\\");
+        let mut readings = Vec::new();
+        for import in at.facts.imports_named(first) {
+            if let ImportTarget::Module {
+                source,
+                imported: Some(imported),
+            } = &import.target
+            {
+                let mut expanded: Vec<&str> = Vec::new();
+                expanded.extend(Some(source.as_str()).filter(|s| !s.is_empty()));
+                expanded.push(imported);
+                expanded.extend(path[1..].iter().map(String::as_str));
+                readings.push(expanded.join("\\"));
+            }
+        }
+        let namespace = namespace_at(at);
+        if !namespace.is_empty() {
+            readings.push(format!("{namespace}\\{joined}"));
+        }
+        readings.push(joined);
+        readings
+    }
+
+    /// A PHP name written with its namespace (`Models\User`, `\App\Models\User`,
+    /// `Support\format_price`): a class, or a function or constant of the namespace.
+    fn php_qualified(&self, at: Place, path: &[String]) -> Named {
+        for reading in Self::php_readings(at, path) {
+            if let Some(found) = self.types.get(&reading) {
+                return Named::Symbols(found.clone());
+            }
+        }
+        let Some((last, namespace)) = path.split_last() else {
+            return Named::Unknown;
+        };
+        for reading in Self::php_readings(at, namespace) {
+            let found = self.package_type(&reading, last);
+            if !found.is_empty() {
+                return Named::Symbols(found);
+            }
+        }
+        Named::Outside(last.clone())
+    }
+
+    /// A PHP use: a bare name (a function, constant or class of the namespace, an
+    /// imported one, a global function or constant), a name qualified by a namespace
+    /// (`A\f()`, `new A\B()`), or a static member (`self::m()`, `static::X`,
+    /// `parent::__construct()`, `User::find()`). `$x->m()` reaches here only when the
+    /// receiver pass did not know `$x`'s type: a name match among methods and properties.
+    fn resolve_php_use(&self, t: &Tables, u: &Use<'_>) -> Outcome {
+        let member_guess = || {
+            t.heuristic(u.candidates, Family::Php, |s| {
+                member_may_be(u.kind, s.kind, s.family)
+            })
+        };
+        if u.receiver {
+            return member_guess();
+        }
+        let Some(qualifier) = u.qualifier else {
+            return match self.lookup(t, u.at, u.name, u.kind) {
+                Named::Symbols(found) => t
+                    .first_compatible(&found, u.kind)
+                    .map_or(Outcome::Drop, Outcome::Resolved),
+                Named::Module(_) | Named::Outside(_) => Outcome::Drop,
+                Named::Unknown => t.heuristic(u.candidates, Family::Php, |s| {
+                    super::compatible_kind(u.kind, s.kind)
+                }),
+            };
+        };
+        let enclosing = || self.enclosing_types(t, u.at).first().copied();
+        let classes: Vec<Ty> = match qualifier {
+            "self" | "static" => enclosing().map(Ty::Repo).into_iter().collect(),
+            "parent" => enclosing().map_or_else(Vec::new, |sid| t.supertypes_of(sid).to_vec()),
+            _ => {
+                let path: Vec<String> = qualifier
+                    .split('\\')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                // A function, constant or class of a namespace (`A\f()`, `new A\B()`).
+                for reading in Self::php_readings(u.at, &path) {
+                    let found = self.package_type(&reading, u.name);
+                    if let Some(sid) = t.first_compatible(&found, u.kind) {
+                        return Outcome::Resolved(sid);
+                    }
+                }
+                match self.named(t, u.at, &path, RefKind::Type) {
+                    Named::Symbols(types) => types
+                        .into_iter()
+                        .map(|sid| Ty::Repo(self.first_part.get(&sid).copied().unwrap_or(sid)))
+                        .collect(),
+                    // A namespace or class outside the repository.
+                    Named::Outside(_) => return Outcome::Drop,
+                    Named::Module(_) | Named::Unknown => return member_guess(),
+                }
+            }
+        };
+        let mut unknown = classes.is_empty();
+        for ty in &classes {
+            match t.lookup_member(Family::Php, ty, u.name, u.kind) {
+                Lookup::Found(found) => return Outcome::Resolved(found),
+                Lookup::Ambiguous(found) => return Outcome::Guess(found),
+                Lookup::Unknown => unknown = true,
+                Lookup::Absent => {}
+            }
+        }
+        if unknown {
+            member_guess()
+        } else {
+            Outcome::Drop
+        }
     }
 
     fn resolve_class_use(&self, t: &Tables, reference: &Use<'_>) -> Outcome {
@@ -425,7 +603,10 @@ impl ClassTables {
 
 impl FamilyResolver for ClassTables {
     fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
-        self.resolve_class_use(t, u)
+        match self.dialect {
+            Dialect::Java | Dialect::CSharp => self.resolve_class_use(t, u),
+            Dialect::Php => self.resolve_php_use(t, u),
+        }
     }
 
     fn import_targets(&self, t: &Tables, _fid: u32, import: &Import) -> Option<Vec<u32>> {
@@ -464,6 +645,7 @@ impl FamilyResolver for ClassTables {
         match self.dialect {
             Dialect::Java => java_outside_member(ty, member),
             Dialect::CSharp => csharp_outside_member(ty, member),
+            Dialect::Php => php_outside_member(ty, member),
         }
     }
 
@@ -471,6 +653,7 @@ impl FamilyResolver for ClassTables {
         match self.dialect {
             Dialect::Java => java_outside_step(ty, step),
             Dialect::CSharp => csharp_outside_step(ty, step),
+            Dialect::Php => None,
         }
     }
 
@@ -563,5 +746,16 @@ fn csharp_outside_step(ty: &str, step: Step) -> OutsideStep {
         ) => Some(Spec::Arg(1)),
         ("Task" | "ValueTask", Step::Await) => Some(Spec::Arg(0)),
         _ => None,
+    }
+}
+
+/// PHP's built-in types have no members (`string`, `int`, `array` are not objects);
+/// a `Closure` has the library's.
+fn php_outside_member(ty: &str, _member: &str) -> OutsideMember {
+    match ty {
+        "string" | "int" | "float" | "bool" | "array" | "Closure" | "function" => {
+            OutsideMember::Known(Spec::Opaque)
+        }
+        _ => OutsideMember::NotKnown,
     }
 }

@@ -104,6 +104,7 @@ struct Tables<'a> {
     go: go::GoTables,
     java: classes::ClassTables,
     csharp: classes::ClassTables,
+    php: classes::ClassTables,
     c: c::CTables,
     types: types::TypeIndex,
 }
@@ -247,6 +248,7 @@ impl Tables<'_> {
             Family::Java => &self.java,
             Family::CSharp => &self.csharp,
             Family::C => &self.c,
+            Family::Php => &self.php,
         }
     }
 
@@ -475,6 +477,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         go: go::GoTables::new(files),
         java: classes::ClassTables::new(classes::Dialect::Java),
         csharp: classes::ClassTables::new(classes::Dialect::CSharp),
+        php: classes::ClassTables::new(classes::Dialect::Php),
         c: c::CTables::default(),
         types: types::TypeIndex::default(),
     };
@@ -497,6 +500,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                 Family::Java => (tables.java.add_file(facts, base), "."),
                 Family::CSharp => (tables.csharp.add_file(facts, base), "."),
                 Family::C => (tables.c.add_file(fid, &file.row.path, &facts.imports), "."),
+                Family::Php => (tables.php.add_file(facts, base), "\\"),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
@@ -509,19 +513,35 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                         .chain(facts.container(d))
                         .collect(),
                     Family::Python => python::scopes(facts, d),
-                    Family::Java | Family::CSharp => classes::scopes(facts, d),
+                    Family::Java | Family::CSharp | Family::Php => classes::scopes(facts, d),
+                };
+                // PHP writes a member as `App\Models\User::find`, a function or a
+                // class as `App\helpers\format`.
+                let member_separator = match family {
+                    Family::Php if d.container != NONE => "::",
+                    Family::Php
+                    | Family::Rust
+                    | Family::Ecma
+                    | Family::Python
+                    | Family::Go
+                    | Family::Java
+                    | Family::CSharp
+                    | Family::C => separator,
                 };
                 let mut qualified = String::with_capacity(64);
                 for part in std::iter::once(prefix.as_str())
                     .filter(|p| !p.is_empty())
                     .chain(scopes)
-                    .chain(std::iter::once(name))
                 {
                     if !qualified.is_empty() {
                         qualified.push_str(separator);
                     }
                     qualified.push_str(part);
                 }
+                if !qualified.is_empty() {
+                    qualified.push_str(member_separator);
+                }
+                qualified.push_str(name);
                 if family == Family::Rust {
                     tables.rust.add_definition(fid, sid, name, &qualified);
                 }
@@ -587,6 +607,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.go,
         tables.java,
         tables.csharp,
+        tables.php,
         tables.c,
         tables.types,
     );
@@ -747,9 +768,12 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
             Family::CSharp => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
             // C has no methods: a call through a member calls a function pointer field.
             Family::C => symbol == SymbolKind::Field,
-            Family::Rust | Family::Ecma | Family::Python | Family::Go | Family::Java => {
-                symbol == SymbolKind::Method
-            }
+            Family::Rust
+            | Family::Ecma
+            | Family::Python
+            | Family::Go
+            | Family::Java
+            | Family::Php => symbol == SymbolKind::Method,
         },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
@@ -766,7 +790,8 @@ pub(crate) fn name_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> 
             | Family::Python
             | Family::Go
             | Family::Java
-            | Family::CSharp => false,
+            | Family::CSharp
+            | Family::Php => false,
         }
 }
 

@@ -446,6 +446,9 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             }
             // A function pointer field.
             Family::C => symbol == SymbolKind::Field,
+            // `$x->f()` calls a method; a property holding a closure is called as
+            // `($x->f)()`.
+            Family::Php => symbol == SymbolKind::Method,
         },
         _ => matches!(
             symbol,
@@ -1212,6 +1215,11 @@ impl Tables<'_> {
             .get(fid as usize)?
             .get(d.container_id as usize)?
             .as_ref()
+    }
+
+    /// What type `sid` extends and implements, as declared (PHP's `parent::`).
+    pub(super) fn supertypes_of(&self, sid: u32) -> &[Ty] {
+        self.types.supertypes.get(&sid).map_or(&[], Vec::as_slice)
     }
 
     /// Looks a member up for the family resolvers (`Type::method` paths).
