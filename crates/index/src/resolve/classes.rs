@@ -511,11 +511,12 @@ impl ClassTables {
                     .map(str::to_owned)
                     .collect();
                 // A function, constant or class of a namespace (`A\f()`, `new A\B()`).
-                for reading in Self::php_readings(u.at, &path) {
-                    let found = self.package_type(&reading, u.name);
-                    if let Some(sid) = t.first_compatible(&found, u.kind) {
-                        return Outcome::Resolved(sid);
-                    }
+                let mut written = path.clone();
+                written.push(u.name.to_owned());
+                if let Named::Symbols(found) = self.php_qualified(u.at, &written)
+                    && let Some(sid) = t.first_compatible(&found, u.kind)
+                {
+                    return Outcome::Resolved(sid);
                 }
                 match self.named(t, u.at, &path, RefKind::Type) {
                     Named::Symbols(types) => types
