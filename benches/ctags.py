@@ -37,6 +37,9 @@ DEFAULT_KINDS = {
     # `function` is also a method, `define` a constant (`const`, class constants),
     # `variable` a property.
     "PHP": ["class", "interface", "trait", "function", "define", "variable"],
+    # `accessor` is `attr_reader :x`; `alias` is left out (mcursor does not index
+    # `alias`/`alias_method`).
+    "Ruby": ["class", "module", "method", "singletonMethod", "constant", "accessor"],
 }
 
 # Options that make ctags read the files mcursor reads as the language: ctags maps `.h`
@@ -56,6 +59,7 @@ EXTENSIONS = {
     "C#": (".cs",),
     "C": (".c", ".h"),
     "PHP": (".php", ".phtml"),
+    "Ruby": (".rb", ".rake", ".gemspec", ".ru"),
 }
 
 
@@ -105,6 +109,10 @@ def ctags_tags(root, language, kinds):
             # named by ctags with its interface; mcursor names the method.
             # A destructor (`~Finalizer`) is named by its class's name.
             name = name.rsplit(".", 1)[-1].removeprefix("~")
+        if language == "Ruby" and tag["kind"] == "accessor":
+            # `attr_accessor :body` is listed as `body` and `body=`; mcursor indexes the
+            # attribute once, as `body`, which `x.body = 1` also refers to.
+            name = name.removesuffix("=")
         tags.append((path, tag["line"], name, tag["kind"]))
     return tags
 

@@ -144,35 +144,35 @@ fn languages_read_as_text_only_are_named_not_mistaken_for_absent_symbols() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("pkg")).expect("mkdir");
     std::fs::write(
-        dir.path().join("pkg/session.rb"),
-        "module Pkg\n\n  class Session\n    def send_it; end\n  end\nend\n",
+        dir.path().join("pkg/Session.kt"),
+        "package pkg\n\nclass Session {\n    fun sendIt() {}\n}\n",
     )
     .expect("write");
     std::fs::write(dir.path().join("lib.rs"), "pub fn helper() {}\n").expect("write");
     let built = mcursor(dir.path(), &["index"]);
     assert!(
         stdout(&built)
-            .contains("read as text only (no symbols; `search` covers them): 1 ruby file"),
+            .contains("read as text only (no symbols; `search` covers them): 1 kotlin file"),
         "{}",
         stdout(&built)
     );
     let missing = mcursor(dir.path(), &["find", "Session"]);
     assert_eq!(missing.status.code(), Some(1));
     let said = stderr(&missing);
-    assert!(said.contains("1 ruby file, read as text only"), "{said}");
+    assert!(said.contains("1 kotlin file, read as text only"), "{said}");
     assert!(said.contains("`mcursor search Session`"), "{said}");
     let found = mcursor(dir.path(), &["search", "Session"]);
     assert!(
-        stdout(&found).contains("pkg/session.rb:3:"),
+        stdout(&found).contains("pkg/Session.kt:3:"),
         "{}",
         stdout(&found)
     );
 
-    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "ruby"]);
+    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "kotlin"]);
     assert_eq!(refused.status.code(), Some(2));
     let said = stderr(&refused);
     assert!(
-        said.contains("ruby files are indexed as text only"),
+        said.contains("kotlin files are indexed as text only"),
         "{said}"
     );
     assert!(

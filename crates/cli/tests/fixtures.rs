@@ -202,6 +202,27 @@ fn php_fixture() {
 }
 
 #[test]
+fn ruby_fixture() {
+    insta::assert_snapshot!(answers(
+        "ruby-basic",
+        &[
+            &["find", "Cart"],
+            &["find", "Cart#total"],
+            &["refs", "Shop::Cart"],
+            &["refs", "Cart::total"],
+            &["refs", "Discounts::discount"],
+            &["refs", "Prices::with_tax"],
+            &["refs", "Item::price"],
+            &["refs", "Cart::@items"],
+            &["refs", "LIMIT"],
+            &["callers", "Cart::add"],
+            &["callees", "Shop::demo"],
+            &["impls", "Discounts"],
+        ],
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

@@ -27,6 +27,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "csharp-basic",
         "c-basic",
         "php-basic",
+        "ruby-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -116,6 +117,17 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             _ => format!(
                 "\nenum {a} {{ case {b}; public function {c}() {{ return self::{b}; }} }}\n"
             ),
+        };
+    }
+    if ext == "rb" {
+        return match rng.below(5) {
+            0 => format!("\ndef {a}\n  {b}({c})\nend\n"),
+            1 => format!("\nclass {a} < {b}\n  def {c}\n    self.{c}\n    super\n  end\nend\n"),
+            2 => format!("\nmodule {a}\n  def {b}; {c}; end\nend\n"),
+            3 => format!(
+                "\nclass {a}\n  include {b}\n  def initialize; @{c} = {a}.new; end\n  def f; @{c}.f; end\nend\n"
+            ),
+            _ => format!("\n{a} = {b}.new.{c}\n"),
         };
     }
     if ext == "go" {

@@ -204,3 +204,8 @@ fn c_receivers() {
 fn php_receivers() {
     run_language("php");
 }
+
+#[test]
+fn ruby_receivers() {
+    run_language("ruby");
+}

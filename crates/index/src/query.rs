@@ -804,6 +804,9 @@ impl Index {
                 let kind_fits = match r.shape {
                     RefShape::Member => crate::resolve::member_may_be(r.kind, kind, family),
                     RefShape::Path => crate::resolve::name_may_be(r.kind, kind, family),
+                    RefShape::Bare if crate::resolve::bare_call_is_method(family) => {
+                        crate::resolve::name_may_be(r.kind, kind, family)
+                    }
                     RefShape::Bare => {
                         crate::resolve::name_may_be(r.kind, kind, family)
                             && !target.member
@@ -1571,10 +1574,10 @@ impl Place {
     }
 }
 
-/// `a::b::c`, `a.b.c` and PHP's `a\b::c` → `["a", "b", "c"]`.
+/// `a::b::c`, `a.b.c`, PHP's `a\b::c` and Ruby's `A::B#c` → `["a", "b", "c"]`.
 fn split_qualified(name: &str) -> Vec<String> {
     name.split("::")
-        .flat_map(|s| s.split(['.', '\\']))
+        .flat_map(|s| s.split(['.', '\\', '#']))
         .map(str::trim)
         .filter(|s| !s.is_empty())
         .map(str::to_owned)

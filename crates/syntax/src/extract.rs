@@ -784,7 +784,7 @@ impl Extractor<'_> {
                     let CaptureRole::Reference(kind) = r.role else {
                         continue;
                     };
-                    let mut name = self.text(r.name).into_owned();
+                    let mut name = self.name_text(r.name);
                     if let Some(Some(suffix)) = self.support.name_suffixes.get(r.pattern)
                         && !name.ends_with(&**suffix)
                     {
@@ -819,6 +819,16 @@ impl Extractor<'_> {
         }
     }
 
+    /// A captured name as the language names the symbol (without the family's
+    /// `name_prefix`).
+    fn name_text(&self, node: Node<'_>) -> String {
+        let text = self.text(node);
+        let prefix = self.support.kinds.syntax.name_prefix;
+        text.strip_prefix(prefix)
+            .filter(|rest| !prefix.is_empty() && !rest.is_empty())
+            .map_or_else(|| text.clone().into_owned(), str::to_owned)
+    }
+
     fn definition(
         &self,
         candidate: &Candidate<'_>,
@@ -832,7 +842,7 @@ impl Extractor<'_> {
         let export = self.support.kinds.syntax.export_statement;
         let (type_ref, value) = self.converter().definition_type(node);
         Definition {
-            name: self.text(candidate.name).into_owned(),
+            name: self.name_text(candidate.name),
             kind,
             modules,
             container: container.map(|s| s.name.clone()),

@@ -69,6 +69,9 @@ const fn class(kind: &'static str) -> ContainerSyntax {
 pub(crate) struct FamilySyntax {
     /// Separator of path segments in source (`a::b::C`, `ns.C`).
     pub path_separator: &'static str,
+    /// A prefix a captured name drops: Ruby's `:` of `attr_reader :items`, whose method
+    /// is `items`.
+    pub name_prefix: &'static str,
     /// Comment node kinds.
     pub comments: &'static [&'static str],
     /// Line-comment prefixes that start a doc comment (`///`); a line starting with
@@ -202,6 +205,10 @@ pub(crate) struct FamilySyntax {
     pub tuple_fields: &'static [Inner],
     /// Containers: `impl T`, `class C`, `trait T`, `interface I`.
     pub containers: &'static [ContainerSyntax],
+    /// Calls without a receiver, directly in a container's body, whose arguments become
+    /// its supertypes (Ruby's `include Comparable`): the called names. The call is one
+    /// of `method_calls`' kinds; its arguments are in its `arguments` field.
+    pub mixin_calls: &'static [&'static str],
 }
 
 /// How one kind of container names its type and its supertypes.
@@ -225,6 +232,7 @@ pub(crate) struct ContainerSyntax {
 
 pub(crate) static RUST: FamilySyntax = FamilySyntax {
     path_separator: "::",
+    name_prefix: "",
     comments: &["line_comment", "block_comment"],
     doc_line_prefixes: &["///"],
     not_doc_prefix: "////",
@@ -334,10 +342,12 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
         own_members("enum_item"),
         own_members("union_item"),
     ],
+    mixin_calls: &[],
 };
 
 pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     path_separator: ".",
+    name_prefix: "",
     comments: &["comment"],
     doc_line_prefixes: &[],
     not_doc_prefix: "",
@@ -477,6 +487,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
         // assignment is the container of the method it defines.
         own_members("assignment_expression"),
     ],
+    mixin_calls: &[],
 };
 
 /// What one node kind is to the receiver pass, resolved per grammar.
@@ -678,6 +689,7 @@ impl FamilyKinds {
 
 pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
     path_separator: ".",
+    name_prefix: "",
     comments: &["comment"],
     doc_line_prefixes: &[],
     not_doc_prefix: "",
@@ -775,10 +787,12 @@ pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
         abstract_type: false,
         embedded: &[],
     }],
+    mixin_calls: &[],
 };
 
 pub(crate) static GO: FamilySyntax = FamilySyntax {
     path_separator: ".",
+    name_prefix: "",
     comments: &["comment"],
     doc_line_prefixes: &["//"],
     not_doc_prefix: "",
@@ -888,6 +902,7 @@ pub(crate) static GO: FamilySyntax = FamilySyntax {
         // `func (s *Server) Run()`: named after its receiver's type (see the query).
         own_members("method_declaration"),
     ],
+    mixin_calls: &[],
 };
 
 /// Where a Java class names what it extends and implements (and an interface what it
@@ -913,6 +928,7 @@ const fn java_class(kind: &'static str, abstract_type: bool) -> ContainerSyntax 
 
 pub(crate) static JAVA: FamilySyntax = FamilySyntax {
     path_separator: ".",
+    name_prefix: "",
     comments: &["line_comment", "block_comment"],
     doc_line_prefixes: &[],
     not_doc_prefix: "",
@@ -1002,6 +1018,7 @@ pub(crate) static JAVA: FamilySyntax = FamilySyntax {
         java_class("record_declaration", false),
         own_members("annotation_type_declaration"),
     ],
+    mixin_calls: &[],
 };
 
 /// Where a C# type names its base class and interfaces.
@@ -1021,6 +1038,7 @@ const fn csharp_type(kind: &'static str, abstract_type: bool) -> ContainerSyntax
 
 pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
     path_separator: ".",
+    name_prefix: "",
     comments: &["comment"],
     doc_line_prefixes: &["///"],
     not_doc_prefix: "////",
@@ -1126,6 +1144,7 @@ pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
         csharp_type("interface_declaration", true),
         own_members("enum_declaration"),
     ],
+    mixin_calls: &[],
 };
 
 /// C: no methods and no modules; structs and unions hold fields; `p->f` and `s.f` are
@@ -1133,6 +1152,7 @@ pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
 /// `*`s and `[]`s, so `p[i]` keeps `p`'s type).
 pub(crate) static C: FamilySyntax = FamilySyntax {
     path_separator: ".",
+    name_prefix: "",
     comments: &["comment"],
     // Any comment right above a definition is its doc (`/** ... */`, `/* ... */`, `//`).
     doc_line_prefixes: &["//"],
@@ -1222,6 +1242,7 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
         // `typedef struct { ... } T;`
         own_members("type_definition"),
     ],
+    mixin_calls: &[],
 };
 
 /// Where a PHP class names what it extends and implements.
@@ -1252,6 +1273,7 @@ const fn php_type(kind: &'static str, abstract_type: bool) -> ContainerSyntax {
 /// `\`.
 pub(crate) static PHP: FamilySyntax = FamilySyntax {
     path_separator: "\\",
+    name_prefix: "",
     comments: &["comment"],
     doc_line_prefixes: &[],
     not_doc_prefix: "",
@@ -1354,4 +1376,109 @@ pub(crate) static PHP: FamilySyntax = FamilySyntax {
         php_type("trait_declaration", true),
         php_type("enum_declaration", false),
     ],
+    mixin_calls: &[],
+};
+
+/// Where a Ruby class names its superclass (`class Cart < Base`).
+const RUBY_HERITAGE: &[Inner] = &[inner("superclass", "")];
+
+/// Ruby: no declared types, so receiver types come from `Foo.new` (the resolver's
+/// `new` gives the receiver's type), `self`, constants used as values (`Cart.create`),
+/// and instance variables (`@clock`), which are fields of the class whose values come
+/// from `initialize`. A call with no receiver (`total`, `tax(1)`) is a method of the
+/// enclosing instance. Names of `attr_reader :items` drop the symbol's `:`.
+pub(crate) static RUBY: FamilySyntax = FamilySyntax {
+    path_separator: "::",
+    name_prefix: ":",
+    comments: &["comment"],
+    // Any comment right above a definition is its doc (Ruby has no doc marker).
+    doc_line_prefixes: &["#"],
+    not_doc_prefix: "#!",
+    doc_block: ("=begin", "=end"),
+    docstring_statement: "",
+    docstring_kinds: &[],
+    attributes: &[],
+    declaration_wrappers: &[],
+    export_statement: "",
+
+    member_access: &[],
+    calls: &[],
+    method_calls: &[access("call", "receiver", "method")],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[],
+    transparent: &[inner("parenthesized_statements", ""), inner("begin", "")],
+    indexes: &[inner("element_reference", "object")],
+    casts: &[],
+    constructions: &[],
+    self_values: &["self"],
+    self_names: &[],
+    super_values: &["super"],
+    super_calls: &[],
+    identifiers: &["identifier", "constant", "instance_variable"],
+    value_paths: &["scope_resolution"],
+    literals: &[
+        ("string", "String"),
+        ("integer", "Integer"),
+        ("float", "Float"),
+        ("array", "Array"),
+        ("hash", "Hash"),
+        ("simple_symbol", "Symbol"),
+        ("true", "TrueClass"),
+        ("false", "FalseClass"),
+        ("lambda", "Proc"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[],
+    generic_types: &[],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &["constant", "scope_resolution"],
+    array_types: &[],
+    bound_types: &[],
+    union_types: &[],
+    tuple_types: &[],
+    builtin_types: &[],
+    function_types: &[],
+    unknown_type_names: &[],
+    nullish_type_names: &[],
+    self_type_names: &[],
+    self_types: &[],
+    generic_scopes: "",
+    type_parameters: &[],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[],
+    definition_values: &[inner("assignment", "right")],
+    function_values: &[],
+    parameter_lists: &[],
+    parameters: &[],
+    untyped_parameters: &[],
+    closure_parameter_lists: &[],
+    tuple_patterns: &[],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[
+        ContainerSyntax {
+            kind: "class",
+            self_type: "",
+            implements: "",
+            supertype_clauses: RUBY_HERITAGE,
+            abstract_type: false,
+            embedded: &[],
+        },
+        ContainerSyntax {
+            kind: "module",
+            self_type: "",
+            implements: "",
+            supertype_clauses: &[],
+            // `self` in a module's instance methods is whatever includes it.
+            abstract_type: true,
+            embedded: &[],
+        },
+    ],
+    mixin_calls: &["include", "extend", "prepend"],
 };

@@ -30,6 +30,8 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::CSharp => csharp_using(node, source, &mut out),
             Family::C => c_import(node, source, &mut out),
             Family::Php => php_use(node, source, &mut out),
+            // `require` loads a file; what it defines is global, so it imports no name.
+            Family::Ruby => {}
         }
     }
     out

@@ -29,6 +29,7 @@ pub enum Lang {
     CSharp,
     C,
     Php,
+    Ruby,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -44,10 +45,11 @@ pub enum Family {
     CSharp,
     C,
     Php,
+    Ruby,
 }
 
 impl Family {
-    pub const ALL: [Family; 8] = [
+    pub const ALL: [Family; 9] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
@@ -56,6 +58,7 @@ impl Family {
         Family::CSharp,
         Family::C,
         Family::Php,
+        Family::Ruby,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -68,6 +71,7 @@ impl Family {
             Family::CSharp => "csharp",
             Family::C => "c",
             Family::Php => "php",
+            Family::Ruby => "ruby",
         }
     }
 
@@ -77,7 +81,8 @@ impl Family {
     pub fn has_overloads(self) -> bool {
         match self {
             // C has one definition per name (a prototype is not a definition here).
-            Family::Rust | Family::Go | Family::C => false,
+            // Ruby has one method per name in a class (a later `def` replaces it).
+            Family::Rust | Family::Go | Family::C | Family::Ruby => false,
             // Java and C# overloads are distinct methods, but uses are not told apart by
             // their argument types here, so all of them are one function to `refs`. PHP
             // has no overloads, but a function declared in each branch of an `if`
@@ -97,6 +102,7 @@ impl Family {
             Family::CSharp => &crate::family::CSHARP,
             Family::C => &crate::family::C,
             Family::Php => &crate::family::PHP,
+            Family::Ruby => &crate::family::RUBY,
         }
     }
 }
@@ -130,6 +136,7 @@ const JAVA_TAGS: QueryFile = query_file!("java/tags.scm");
 const CSHARP_TAGS: QueryFile = query_file!("csharp/tags.scm");
 const C_TAGS: QueryFile = query_file!("c/tags.scm");
 const PHP_TAGS: QueryFile = query_file!("php/tags.scm");
+const RUBY_TAGS: QueryFile = query_file!("ruby/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -152,7 +159,7 @@ pub struct LangSpec {
 
 /// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
 /// per-language caches, so a new row cannot leave one of them short.
-const LANGUAGE_COUNT: usize = 10;
+const LANGUAGE_COUNT: usize = 11;
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
 pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
@@ -258,6 +265,16 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
         queries: &[PHP_TAGS],
     },
+    LangSpec {
+        lang: Lang::Ruby,
+        name: "ruby",
+        aliases: &["rb"],
+        extensions: &["rb", "rake", "gemspec", "ru"],
+        family: Family::Ruby,
+        store_code: 11,
+        grammar: || tree_sitter_ruby::LANGUAGE.into(),
+        queries: &[RUBY_TAGS],
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -272,14 +289,13 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 15] = [
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 14] = [
     // `.h`: the headers `Lang::of_file` finds written in C++ (the others are C's).
     text_only(
         "cpp",
         &["c++"],
         &["cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"],
     ),
-    text_only("ruby", &["rb"], &["rb"]),
     text_only("kotlin", &["kt"], &["kt", "kts"]),
     text_only("swift", &[], &["swift"]),
     text_only("scala", &[], &["scala", "sc"]),
@@ -427,6 +443,7 @@ impl Lang {
         Lang::CSharp,
         Lang::C,
         Lang::Php,
+        Lang::Ruby,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -442,6 +459,7 @@ impl Lang {
             Lang::CSharp => 7,
             Lang::C => 8,
             Lang::Php => 9,
+            Lang::Ruby => 10,
         };
         &LANGUAGES[slot]
     }

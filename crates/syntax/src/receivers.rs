@@ -716,6 +716,26 @@ impl<'a> Converter<'a> {
                 }
             }
         }
+        // Mixins (`include Comparable` in the body).
+        if !syntax.mixin_calls.is_empty() {
+            for body in named_children(node) {
+                for call in named_children(body) {
+                    let Some(access) = syntax.method_calls.iter().find(|a| a.kind == call.kind())
+                    else {
+                        continue;
+                    };
+                    let mixin = call.child_by_field_id(self.field(access.object)).is_none()
+                        && call
+                            .child_by_field_id(self.field(access.name))
+                            .is_some_and(|n| syntax.mixin_calls.contains(&&*self.text(n)));
+                    if let (true, Some(arguments)) =
+                        (mixin, call.child_by_field_id(self.field("arguments")))
+                    {
+                        supertypes.extend(named_children(arguments).map(|t| self.type_ref(t)));
+                    }
+                }
+            }
+        }
         supertypes.retain(|t| matches!(t, TypeRef::Named { .. }));
         // `impl<T: Bound> Trait for T`: the target is one of the impl's own parameters.
         let blanket = implements.is_some()

@@ -508,3 +508,64 @@ final class User extends Model implements Named
     assert!(!got.contains("ref identifier App"), "{got}");
     assert!(!got.contains("ref call static"), "{got}");
 }
+
+#[test]
+fn ruby_sample() {
+    let src = r#"require_relative 'base'
+
+module Shop
+  LIMIT = 10
+
+  # A cart.
+  class Cart < Base
+    include Enumerable
+    attr_reader :items, :owner
+
+    def initialize(owner)
+      @clock = Clock.new
+    end
+
+    def total
+      items.sum { |i| i.price } + tax(LIMIT)
+    end
+
+    def self.create
+      c = Shop::Cart.new
+      c.total
+      @clock.now
+    end
+  end
+end
+"#;
+    let got = facts(Lang::Ruby, src);
+    println!("{got}");
+    let expected = [
+        // Modules and classes qualify what they hold.
+        "def module Shop",
+        "def constant Shop::LIMIT",
+        "def class Shop::Cart",
+        r#"doc="A cart.""#,
+        // `attr_reader :items` defines `items`; `initialize`'s instance variables are
+        // fields, with the value they are assigned.
+        "def method Cart::items",
+        "def method Cart::owner",
+        "def field Cart::@clock",
+        "= Clock.new()",
+        "def method Cart::create",
+        // The superclass and the mixin are supertypes.
+        "container #1 Cart for Cart extends Base, Enumerable",
+        // A bare name that is no local is a call of a method of `self`.
+        "ref call items @16:7",
+        "ref call tax @16:35",
+        "ref identifier LIMIT",
+        // Receivers: a local assigned `X.new`, an instance variable.
+        "ref call total @21:9 on Shop::Cart.new()",
+        "ref call now @22:14 on @clock",
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // Block parameters and locals are no references; `require_relative`'s path is none.
+    assert!(!got.contains("ref call i "), "{got}");
+    assert!(!got.contains("ref call c "), "{got}");
+}

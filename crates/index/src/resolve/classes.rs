@@ -1,4 +1,4 @@
-//! The class-based resolver families, Java, C# and PHP (one [`Dialect`] each): types grouped
+//! The class-based resolver families, Java, C#, PHP and Ruby (one [`Dialect`] each): types grouped
 //! by package or namespace (every file of a package sees its top-level types; C# also
 //! sees the enclosing namespaces' types), single-type imports and aliases (`import
 //! a.b.C`, `using X = A.B.C`), on-demand imports (`import a.b.*`, `using A.B`), static
@@ -17,6 +17,13 @@
 //! `static::`, `parent::` or a class); `use` imports one class, function, constant or
 //! namespace by its fully qualified name; `use Trait;` in a class takes the trait's
 //! members in (the receiver pass treats the trait as a supertype).
+//!
+//! Ruby: classes and modules are types whose constants, classes and methods are their
+//! members (`Shop::Cart::total`); a constant is looked up lexically (the enclosing
+//! classes and modules, innermost first, with what they inherit and include), then at
+//! the top level; a bare call is a method of `self` (the enclosing class and its
+//! ancestors) or a top-level method; a class reopened in another file is one type (its
+//! first definition stands for it, as a C# partial class); `Foo.new` is a `Foo`.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -33,6 +40,7 @@ fn is_type(kind: SymbolKind) -> bool {
             | SymbolKind::Enum
             | SymbolKind::Struct
             | SymbolKind::Trait
+            | SymbolKind::Module
     )
 }
 
@@ -42,6 +50,7 @@ pub(super) enum Dialect {
     Java,
     CSharp,
     Php,
+    Ruby,
 }
 
 impl Dialect {
@@ -50,6 +59,7 @@ impl Dialect {
         match self {
             Dialect::Java | Dialect::CSharp => ".",
             Dialect::Php => "\\",
+            Dialect::Ruby => "::",
         }
     }
 }
@@ -133,6 +143,7 @@ impl ClassTables {
             Dialect::Java => Family::Java,
             Dialect::CSharp => Family::CSharp,
             Dialect::Php => Family::Php,
+            Dialect::Ruby => Family::Ruby,
         }
     }
 
@@ -140,7 +151,7 @@ impl ClassTables {
     /// package or namespace is already their module).
     pub fn add_file(&mut self, facts: &CompactFacts, base: u32) -> String {
         match self.dialect {
-            Dialect::Java | Dialect::Php => {}
+            Dialect::Java | Dialect::Php | Dialect::Ruby => {}
             Dialect::CSharp => {
                 self.global_imports
                     .extend(facts.imports.iter().filter(|i| i.reexport).cloned());
@@ -163,6 +174,14 @@ impl ClassTables {
             let namespace_member = match self.dialect {
                 Dialect::Php => {
                     top_level && matches!(d.kind, SymbolKind::Function | SymbolKind::Constant)
+                }
+                // A top-level `def` is callable everywhere; a top-level constant too.
+                Dialect::Ruby => {
+                    top_level
+                        && matches!(
+                            d.kind,
+                            SymbolKind::Function | SymbolKind::Method | SymbolKind::Constant
+                        )
                 }
                 Dialect::Java | Dialect::CSharp => false,
             };
@@ -253,7 +272,9 @@ impl ClassTables {
             // also declares (`System.Runtime.CompilerServices` polyfills), and every type
             // the repository declares there is in the tables.
             // PHP: `use` names a fully qualified name the repository does not define.
-            Dialect::Java | Dialect::CSharp | Dialect::Php => Named::Outside(wanted.to_owned()),
+            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Ruby => {
+                Named::Outside(wanted.to_owned())
+            }
         }
     }
 
@@ -317,6 +338,14 @@ impl ClassTables {
                         return Named::Symbols(vec![sid]);
                     }
                     Lookup::Unknown => unknown = true,
+                    // A Ruby module's `self` is whatever includes it: a method the
+                    // module lacks may be the includer's.
+                    Lookup::Absent
+                        if self.dialect == Dialect::Ruby
+                            && t.symbols[class as usize].kind == SymbolKind::Module =>
+                    {
+                        unknown = true
+                    }
                     Lookup::Absent => {}
                 }
             }
@@ -346,7 +375,7 @@ impl ClassTables {
                 // global class is the reading left (code that runs never relies on the
                 // fallback for a class).
                 (Dialect::Php, _) if !namespace.is_empty() => namespace.clear(),
-                (Dialect::Php, _) => break,
+                (Dialect::Php, _) | (Dialect::Ruby, _) => break,
             }
         }
         let global = self.global_imports.iter();
@@ -386,7 +415,9 @@ impl ClassTables {
                     }
                 }
             }
-            Dialect::Java | Dialect::CSharp | Dialect::Php => Named::Outside(name.to_owned()),
+            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Ruby => {
+                Named::Outside(name.to_owned())
+            }
         }
     }
 
@@ -399,7 +430,7 @@ impl ClassTables {
             return self.php_qualified(at, path);
         }
         if path.len() > 1
-            && let Some(found) = self.types.get(&path.join("."))
+            && let Some(found) = self.types.get(&path.join(self.dialect.separator()))
         {
             return Named::Symbols(found.clone());
         }
@@ -556,13 +587,26 @@ impl ClassTables {
             candidates,
         } = *reference;
         // A qualifier that is a name or a dotted path may name a type; a local's or an
-        // expression's (`carts.get(key).total()`) does not.
-        let path_qualifier =
-            qualifier.filter(|q| !local_receiver && *q != mcursor_syntax::EXPRESSION_QUALIFIER);
+        // expression's (`carts.get(key).total()`) does not, nor in Ruby a lowercase name
+        // (a method's result: only constants name classes).
+        let path_qualifier = qualifier.filter(|q| {
+            !local_receiver
+                && *q != mcursor_syntax::EXPRESSION_QUALIFIER
+                && match self.dialect {
+                    Dialect::Ruby => q
+                        .trim_start_matches(':')
+                        .starts_with(|c: char| c.is_ascii_uppercase()),
+                    Dialect::Java | Dialect::CSharp | Dialect::Php => true,
+                }
+        });
         if let Some(q) = path_qualifier {
             // `Type.member` and `a.b.Type` through what the path names; other receivers
             // are the receiver-type pass's, and what it could not settle is a name match.
-            let path: Vec<String> = q.split('.').map(str::to_owned).collect();
+            let path: Vec<String> = q
+                .split(self.dialect.separator())
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
             match self.named(t, at, &path, RefKind::Type) {
                 Named::Symbols(types) => {
                     for sid in types {
@@ -605,7 +649,7 @@ impl ClassTables {
 impl FamilyResolver for ClassTables {
     fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
         match self.dialect {
-            Dialect::Java | Dialect::CSharp => self.resolve_class_use(t, u),
+            Dialect::Java | Dialect::CSharp | Dialect::Ruby => self.resolve_class_use(t, u),
             Dialect::Php => self.resolve_php_use(t, u),
         }
     }
@@ -647,6 +691,7 @@ impl FamilyResolver for ClassTables {
             Dialect::Java => java_outside_member(ty, member),
             Dialect::CSharp => csharp_outside_member(ty, member),
             Dialect::Php => php_outside_member(ty, member),
+            Dialect::Ruby => ruby_outside_member(ty, member),
         }
     }
 
@@ -654,12 +699,25 @@ impl FamilyResolver for ClassTables {
         match self.dialect {
             Dialect::Java => java_outside_step(ty, step),
             Dialect::CSharp => csharp_outside_step(ty, step),
-            Dialect::Php => None,
+            Dialect::Php | Dialect::Ruby => None,
         }
     }
 
     fn unwrap_keeps_type(&self) -> bool {
         true
+    }
+
+    fn derived_member(&self, member: &str) -> Option<Spec> {
+        match self.dialect {
+            // `Cart.new` is a `Cart`; copies are of the same class.
+            Dialect::Ruby => match member {
+                "new" | "dup" | "clone" | "tap" | "freeze" => Some(Spec::Same),
+                // A `Class`: its `name`, `ancestors` are Ruby's.
+                "class" => Some(Spec::Opaque),
+                _ => None,
+            },
+            Dialect::Java | Dialect::CSharp | Dialect::Php => None,
+        }
     }
 }
 
@@ -757,6 +815,16 @@ fn php_outside_member(ty: &str, _member: &str) -> OutsideMember {
         "string" | "int" | "float" | "bool" | "array" | "Closure" | "function" => {
             OutsideMember::Known(Spec::Opaque)
         }
+        _ => OutsideMember::NotKnown,
+    }
+}
+
+/// Ruby's core classes of literals: their methods are the library's (a repository that
+/// reopens `String` is not modeled).
+fn ruby_outside_member(ty: &str, _member: &str) -> OutsideMember {
+    match ty {
+        "String" | "Integer" | "Float" | "Array" | "Hash" | "Symbol" | "TrueClass"
+        | "FalseClass" | "Proc" => OutsideMember::Known(Spec::Opaque),
         _ => OutsideMember::NotKnown,
     }
 }

@@ -105,6 +105,7 @@ struct Tables<'a> {
     java: classes::ClassTables,
     csharp: classes::ClassTables,
     php: classes::ClassTables,
+    ruby: classes::ClassTables,
     c: c::CTables,
     types: types::TypeIndex,
 }
@@ -249,6 +250,7 @@ impl Tables<'_> {
             Family::CSharp => &self.csharp,
             Family::C => &self.c,
             Family::Php => &self.php,
+            Family::Ruby => &self.ruby,
         }
     }
 
@@ -478,6 +480,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         java: classes::ClassTables::new(classes::Dialect::Java),
         csharp: classes::ClassTables::new(classes::Dialect::CSharp),
         php: classes::ClassTables::new(classes::Dialect::Php),
+        ruby: classes::ClassTables::new(classes::Dialect::Ruby),
         c: c::CTables::default(),
         types: types::TypeIndex::default(),
     };
@@ -501,6 +504,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                 Family::CSharp => (tables.csharp.add_file(facts, base), "."),
                 Family::C => (tables.c.add_file(fid, &file.row.path, &facts.imports), "."),
                 Family::Php => (tables.php.add_file(facts, base), "\\"),
+                Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
             };
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
@@ -513,7 +517,9 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                         .chain(facts.container(d))
                         .collect(),
                     Family::Python => python::scopes(facts, d),
-                    Family::Java | Family::CSharp | Family::Php => classes::scopes(facts, d),
+                    Family::Java | Family::CSharp | Family::Php | Family::Ruby => {
+                        classes::scopes(facts, d)
+                    }
                 };
                 // PHP writes a member as `App\Models\User::find`, a function or a
                 // class as `App\helpers\format`.
@@ -526,7 +532,8 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                     | Family::Go
                     | Family::Java
                     | Family::CSharp
-                    | Family::C => separator,
+                    | Family::C
+                    | Family::Ruby => separator,
                 };
                 let mut qualified = String::with_capacity(64);
                 for part in std::iter::once(prefix.as_str())
@@ -608,6 +615,7 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
         tables.java,
         tables.csharp,
         tables.php,
+        tables.ruby,
         tables.c,
         tables.types,
     );
@@ -773,7 +781,8 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
             | Family::Python
             | Family::Go
             | Family::Java
-            | Family::Php => symbol == SymbolKind::Method,
+            | Family::Php
+            | Family::Ruby => symbol == SymbolKind::Method,
         },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
@@ -791,8 +800,26 @@ pub(crate) fn name_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> 
             | Family::Go
             | Family::Java
             | Family::CSharp
-            | Family::Php => false,
+            | Family::Php
+            | Family::Ruby => false,
         }
+}
+
+/// Whether a bare name may call a method of `self` that the resolver could not pin down
+/// (Ruby's `total` in a module is a method of whatever includes it). Elsewhere a bare
+/// name that is not resolved is never a member.
+pub(crate) fn bare_call_is_method(family: Family) -> bool {
+    match family {
+        Family::Ruby => true,
+        Family::Rust
+        | Family::Ecma
+        | Family::Python
+        | Family::Go
+        | Family::Java
+        | Family::CSharp
+        | Family::C
+        | Family::Php => false,
+    }
 }
 
 fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {

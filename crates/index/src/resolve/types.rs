@@ -447,8 +447,8 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             // A function pointer field.
             Family::C => symbol == SymbolKind::Field,
             // `$x->f()` calls a method; a property holding a closure is called as
-            // `($x->f)()`.
-            Family::Php => symbol == SymbolKind::Method,
+            // `($x->f)()`. A Ruby call is a method's (`attr_reader`s are methods).
+            Family::Php | Family::Ruby => symbol == SymbolKind::Method,
         },
         _ => matches!(
             symbol,
