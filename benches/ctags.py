@@ -40,6 +40,10 @@ DEFAULT_KINDS = {
     # `accessor` is `attr_reader :x`; `alias` is left out (mcursor does not index
     # `alias`/`alias_method`).
     "Ruby": ["class", "module", "method", "singletonMethod", "constant", "accessor"],
+    # `prototype` (a declaration) is left out: in a class mcursor indexes it as the
+    # method, elsewhere as a declaration of a definition (an import), as for C.
+    "C++": ["class", "struct", "union", "enum", "enumerator", "function", "member",
+            "namespace", "typedef", "macro", "variable", "alias"],
 }
 
 # Options that make ctags read the files mcursor reads as the language: ctags maps `.h`
@@ -60,6 +64,7 @@ EXTENSIONS = {
     "C": (".c", ".h"),
     "PHP": (".php", ".phtml"),
     "Ruby": (".rb", ".rake", ".gemspec", ".ru"),
+    "C++": (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h"),
 }
 
 
@@ -88,8 +93,8 @@ def ctags_tags(root, language, kinds):
             continue
         path = tag["path"].removeprefix("./")
         name = tag["name"]
-        if language == "C":
-            if not path.endswith(EXTENSIONS["C"]):
+        if language in ("C", "C++"):
+            if not path.endswith(EXTENSIONS[language]):
                 # Told that `.h` is C, ctags also reads templates such as zlib-ng's
                 # `zconf.h.in`, which mcursor does not parse.
                 continue
@@ -109,6 +114,9 @@ def ctags_tags(root, language, kinds):
             # named by ctags with its interface; mcursor names the method.
             # A destructor (`~Finalizer`) is named by its class's name.
             name = name.rsplit(".", 1)[-1].removeprefix("~")
+        if language == "C++" and name.startswith("operator"):
+            # ctags writes `operator ==`; the source (and mcursor) `operator==`.
+            name = name.replace(" ", "")
         if language == "Ruby" and tag["kind"] == "accessor":
             # `attr_accessor :body` is listed as `body` and `body=`; mcursor indexes the
             # attribute once, as `body`, which `x.body = 1` also refers to.

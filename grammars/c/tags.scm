@@ -135,7 +135,8 @@
   (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @local.definition))
   (array_declarator declarator: (identifier) @local.definition)
 ])
-(declaration type: (_) @local.type declarator: [
+; (C++'s `auto x = ...` takes the value's type: grammars/cpp/tags.scm.)
+((declaration type: (_) @local.type declarator: [
   (identifier) @local.definition
   (init_declarator declarator: (identifier) @local.definition)
   (pointer_declarator declarator: (identifier) @local.definition)
@@ -143,7 +144,7 @@
   (array_declarator declarator: (identifier) @local.definition)
   (init_declarator declarator: (pointer_declarator declarator: (identifier) @local.definition))
   (init_declarator declarator: (array_declarator declarator: (identifier) @local.definition))
-])
+]) (#not-eq? @local.type "auto"))
 
 ; ------------------------------------------------------------------ fallback
 (identifier) @name @reference.identifier

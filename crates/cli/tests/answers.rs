@@ -182,7 +182,7 @@ fn languages_read_as_text_only_are_named_not_mistaken_for_absent_symbols() {
 }
 
 #[test]
-fn a_header_written_in_cpp_is_not_read_as_c() {
+fn a_header_written_in_cpp_is_read_as_cpp() {
     let dir = tempfile::tempdir().expect("tempdir");
     let write =
         |path: &str, text: &str| std::fs::write(dir.path().join(path), text).expect("write");
@@ -199,31 +199,36 @@ fn a_header_written_in_cpp_is_not_read_as_c() {
         "#include \"cart.h\"\nint cart_total(struct cart *c) { return c->n; }\n",
     );
     let built = mcursor(dir.path(), &["index"]);
+    assert!(stdout(&built).contains("2 c, 1 cpp"), "{}", stdout(&built));
+    let found = mcursor(dir.path(), &["find", "cart", "--json"]);
     assert!(
-        stdout(&built).contains("read as text only (no symbols; `search` covers them): 1 cpp file"),
+        stdout(&found).contains("\"lang\":\"c\""),
         "{}",
-        stdout(&built)
+        stdout(&found)
     );
-    let found = mcursor(dir.path(), &["find", "cart"]);
-    assert!(stdout(&found).contains("cart.h:1:"), "{}", stdout(&found));
-    let missing = mcursor(dir.path(), &["find", "JPContext"]);
-    assert_eq!(missing.status.code(), Some(1), "{}", stdout(&missing));
+    let cpp = mcursor(dir.path(), &["find", "JPContext::size", "--json"]);
     assert!(
-        stderr(&missing).contains("1 cpp file, read as text only"),
+        stdout(&cpp).contains("\"lang\":\"cpp\""),
         "{}",
-        stderr(&missing)
+        stdout(&cpp)
+    );
+    assert!(
+        stdout(&cpp).contains("jp::JPContext::size"),
+        "{}",
+        stdout(&cpp)
     );
 
-    // An edit that turns the C header into C++ takes its C symbols away.
+    // An edit that turns the C header into C++ makes its symbols C++'s, qualified by the
+    // namespace.
     write("cart.h", "namespace shop {\nstruct cart { int n; };\n}\n");
-    let updated = mcursor(dir.path(), &["index"]);
+    index(dir.path());
+    let moved = mcursor(dir.path(), &["find", "cart", "--json"]);
+    assert!(stdout(&moved).contains("shop::cart"), "{}", stdout(&moved));
     assert!(
-        stdout(&updated).contains("1 symbols"),
+        stdout(&moved).contains("\"lang\":\"cpp\""),
         "{}",
-        stdout(&updated)
+        stdout(&moved)
     );
-    let gone = mcursor(dir.path(), &["find", "cart"]);
-    assert_eq!(gone.status.code(), Some(1), "{}", stdout(&gone));
 }
 
 #[test]

@@ -223,6 +223,27 @@ fn ruby_fixture() {
 }
 
 #[test]
+fn cpp_fixture() {
+    insta::assert_snapshot!(answers(
+        "cpp-basic",
+        &[
+            &["find", "Cart"],
+            &["find", "Cart::total"],
+            &["refs", "shop::Cart"],
+            &["refs", "Cart::add"],
+            &["refs", "Cart::total"],
+            &["refs", "Priced::total"],
+            &["refs", "prices::with_tax"],
+            &["refs", "Item::price"],
+            &["refs", "Cart::items_"],
+            &["callers", "Cart::total"],
+            &["callees", "main"],
+            &["impls", "Priced"],
+        ],
+    ));
+}
+
+#[test]
 fn same_name_different_symbols_are_not_confused() {
     let dir = fixture("rust-basic");
     index(dir.path());

@@ -28,6 +28,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "c-basic",
         "php-basic",
         "ruby-basic",
+        "cpp-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -117,6 +118,19 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             _ => format!(
                 "\nenum {a} {{ case {b}; public function {c}() {{ return self::{b}; }} }}\n"
             ),
+        };
+    }
+    if ext == "cpp" || ext == "hpp" {
+        return match rng.below(5) {
+            0 => format!("\nint {a}() {{ return {b}({c}); }}\n"),
+            1 => format!(
+                "\nclass {a} : public {b} {{\npublic:\n  int {c}() const {{ return this->{c}() + {b}::{c}(); }}\n}};\n"
+            ),
+            2 => format!("\nnamespace {a} {{ int {b}(); int {c}() {{ return {a}::{b}(); }} }}\n"),
+            3 => format!(
+                "\nstruct {a} {{ int {b}; int {c}() const; }};\nint {a}::{c}() const {{ return {b}; }}\n"
+            ),
+            _ => format!("\ntemplate <typename T> T {a}(T x) {{ return x.{b}(); }}\n"),
         };
     }
     if ext == "rb" {

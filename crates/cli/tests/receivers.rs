@@ -209,3 +209,8 @@ fn php_receivers() {
 fn ruby_receivers() {
     run_language("ruby");
 }
+
+#[test]
+fn cpp_receivers() {
+    run_language("cpp");
+}

@@ -51,7 +51,8 @@ pub fn parse_source(lang: Lang, source: &[u8], config: &ParseConfig) -> FileFact
         }
     };
     let deadline = Instant::now() + config.timeout;
-    let Some(tree) = parse_tree(support, source, deadline) else {
+    let view = (lang.spec().parse_view)(source);
+    let Some(tree) = parse_tree(support, &view, deadline) else {
         facts.timed_out = true;
         facts.diagnostics.push(Diagnostic {
             line: 0,
@@ -84,7 +85,8 @@ pub fn syntax_error_lines(
     config: &ParseConfig,
 ) -> Option<Vec<std::ops::RangeInclusive<u32>>> {
     let support = lang.support().ok()?;
-    let tree = parse_tree(support, source, Instant::now() + config.timeout)?;
+    let view = (lang.spec().parse_view)(source);
+    let tree = parse_tree(support, &view, Instant::now() + config.timeout)?;
     let mut regions = Vec::new();
     let mut cursor = tree.walk();
     // Only subtrees that contain an error are entered.

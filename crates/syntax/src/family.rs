@@ -1147,11 +1147,27 @@ pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
     mixin_calls: &[],
 };
 
-/// C: no methods and no modules; structs and unions hold fields; `p->f` and `s.f` are
-/// one member access (pointers are looked through: a declared type is read without its
-/// `*`s and `[]`s, so `p[i]` keeps `p`'s type).
+/// Where a C++ struct or class names its base classes (`: public Base`).
+const CPP_BASES: &[Inner] = &[inner("base_class_clause", "")];
+
+/// A C struct, or a C++ struct or class with its base classes.
+const fn c_record(kind: &'static str) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: CPP_BASES,
+        abstract_type: false,
+        embedded: &[],
+    }
+}
+
+/// C and C++ (whose node kinds are C's and more: classes with base classes, `this`, `new`,
+/// `ns::name` paths, templates): structs, unions and classes hold fields (and, in C++,
+/// methods); `p->f` and `s.f` are one member access (pointers are looked through: a
+/// declared type is read without its `*`s and `[]`s, so `p[i]` keeps `p`'s type).
 pub(crate) static C: FamilySyntax = FamilySyntax {
-    path_separator: ".",
+    path_separator: "::",
     name_prefix: "",
     comments: &["comment"],
     // Any comment right above a definition is its doc (`/** ... */`, `/* ... */`, `//`).
@@ -1178,13 +1194,16 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
     ],
     indexes: &[],
     casts: &[inner("cast_expression", "type")],
-    constructions: &[inner("compound_literal_expression", "type")],
-    self_values: &[],
+    constructions: &[
+        inner("compound_literal_expression", "type"),
+        inner("new_expression", "type"),
+    ],
+    self_values: &["this"],
     self_names: &[],
     super_values: &[],
     super_calls: &[],
     identifiers: &["identifier"],
-    value_paths: &[],
+    value_paths: &["qualified_identifier"],
     literals: &[
         ("string_literal", "char"),
         ("concatenated_string", "char"),
@@ -1202,22 +1221,30 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
         inner("union_specifier", "name"),
         inner("enum_specifier", "name"),
     ],
-    generic_types: &[],
+    generic_types: &[access("template_type", "name", "arguments")],
     ignored_type_arguments: &[],
     type_bindings: &[],
-    type_names: &["type_identifier"],
+    type_names: &["type_identifier", "qualified_identifier"],
     array_types: &[],
     bound_types: &[],
     union_types: &[],
     tuple_types: &[],
-    builtin_types: &["primitive_type", "sized_type_specifier"],
+    builtin_types: &[
+        "primitive_type",
+        "sized_type_specifier",
+        "placeholder_type_specifier",
+    ],
     function_types: &[],
     unknown_type_names: &[],
     nullish_type_names: &[],
     self_type_names: &[],
     self_types: &[],
-    generic_scopes: "",
-    type_parameters: &[],
+    // C++ templates: `template <typename T>` declares `T` (no bounds).
+    generic_scopes: "parameters",
+    type_parameters: &[
+        access("type_parameter_declaration", "", ""),
+        access("optional_type_parameter_declaration", "", "name"),
+    ],
     where_clauses: &[],
     where_predicates: &[],
 
@@ -1237,10 +1264,11 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
     transparent_patterns: &[],
     tuple_fields: &[],
     containers: &[
-        own_members("struct_specifier"),
+        c_record("struct_specifier"),
         own_members("union_specifier"),
         // `typedef struct { ... } T;`
         own_members("type_definition"),
+        c_record("class_specifier"),
     ],
     mixin_calls: &[],
 };

@@ -594,6 +594,20 @@ fn c_import(node: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
         // A declared name; a type identifier where an export macro before a parenthesized
         // prototype name (`LUALIB_API void (luaL_addgsub) (...)`) misleads the grammar.
         "identifier" | "type_identifier" => {
+            // In a C++ class body, a declaration is a member (a constructor), not a
+            // prototype of something defined elsewhere.
+            let mut ancestor = node.parent();
+            while let Some(n) = ancestor {
+                if n.kind() == "declaration" {
+                    if n.parent()
+                        .is_some_and(|p| p.kind() == "field_declaration_list")
+                    {
+                        return;
+                    }
+                    break;
+                }
+                ancestor = n.parent();
+            }
             let name = text(node, source).into_owned();
             out.push(Import {
                 local: name.clone(),

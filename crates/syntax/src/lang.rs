@@ -8,6 +8,7 @@
 //! grammar crate, query files and a row here; a new family also adds a
 //! [`crate::family::FamilySyntax`] and a resolver module in `mcursor-index`.
 
+use std::borrow::Cow;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -30,6 +31,7 @@ pub enum Lang {
     C,
     Php,
     Ruby,
+    Cpp,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -137,6 +139,7 @@ const CSHARP_TAGS: QueryFile = query_file!("csharp/tags.scm");
 const C_TAGS: QueryFile = query_file!("c/tags.scm");
 const PHP_TAGS: QueryFile = query_file!("php/tags.scm");
 const RUBY_TAGS: QueryFile = query_file!("ruby/tags.scm");
+const CPP_TAGS: QueryFile = query_file!("cpp/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -155,11 +158,15 @@ pub struct LangSpec {
     /// Query files in order: when several patterns capture one name, the first pattern of
     /// the combined query wins, so fallbacks go last.
     pub queries: &'static [QueryFile],
+    /// The text the parser reads: the source as written, or with what the grammar cannot
+    /// read blanked out. Byte offsets never move, so positions and texts are the
+    /// source's.
+    pub parse_view: fn(&[u8]) -> Cow<'_, [u8]>,
 }
 
 /// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
 /// per-language caches, so a new row cannot leave one of them short.
-const LANGUAGE_COUNT: usize = 11;
+const LANGUAGE_COUNT: usize = 12;
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
 pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
@@ -172,6 +179,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 1,
         grammar: || tree_sitter_rust::LANGUAGE.into(),
         queries: &[RUST_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::TypeScript,
@@ -182,6 +190,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 2,
         grammar: || tree_sitter_typescript::LANGUAGE_TYPESCRIPT.into(),
         queries: &[ECMA_TAGS, TS_TAGS, TS_FALLBACK, ECMA_FALLBACK],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::Tsx,
@@ -192,6 +201,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 3,
         grammar: || tree_sitter_typescript::LANGUAGE_TSX.into(),
         queries: &[JSX, ECMA_TAGS, TS_TAGS, TS_FALLBACK, ECMA_FALLBACK],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::JavaScript,
@@ -202,6 +212,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 4,
         grammar: || tree_sitter_javascript::LANGUAGE.into(),
         queries: &[JSX, ECMA_TAGS, JS_ONLY, ECMA_FALLBACK],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::Python,
@@ -212,6 +223,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 5,
         grammar: || tree_sitter_python::LANGUAGE.into(),
         queries: &[PYTHON_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::Go,
@@ -222,6 +234,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 6,
         grammar: || tree_sitter_go::LANGUAGE.into(),
         queries: &[GO_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::Java,
@@ -232,6 +245,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 7,
         grammar: || tree_sitter_java::LANGUAGE.into(),
         queries: &[JAVA_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::CSharp,
@@ -242,17 +256,19 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 8,
         grammar: || tree_sitter_c_sharp::LANGUAGE.into(),
         queries: &[CSHARP_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::C,
         name: "c",
         aliases: &[],
-        // `.h` is C's until C++ has a row (universal-ctags reads it as C++).
+        // `.h` is C's unless its content is C++ (`Lang::of_file`).
         extensions: &["c", "h"],
         family: Family::C,
         store_code: 9,
         grammar: || tree_sitter_c::LANGUAGE.into(),
         queries: &[C_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::Php,
@@ -264,6 +280,7 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         // The grammar of whole files: HTML around `<?php ... ?>` is text.
         grammar: || tree_sitter_php::LANGUAGE_PHP.into(),
         queries: &[PHP_TAGS],
+        parse_view: as_written,
     },
     LangSpec {
         lang: Lang::Ruby,
@@ -274,6 +291,22 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         store_code: 11,
         grammar: || tree_sitter_ruby::LANGUAGE.into(),
         queries: &[RUBY_TAGS],
+        parse_view: as_written,
+    },
+    LangSpec {
+        lang: Lang::Cpp,
+        name: "cpp",
+        aliases: &["c++", "cxx"],
+        // And `.h` headers written in C++ (`Lang::of_file`).
+        extensions: &["cc", "cpp", "cxx", "hpp", "hh", "hxx"],
+        // C++ resolves like C (includes, declarations, names), plus classes, methods
+        // and namespaces, which the C family's tables and resolver know.
+        family: Family::C,
+        store_code: 12,
+        grammar: || tree_sitter_cpp::LANGUAGE.into(),
+        // C++'s own patterns first (they win over C's for the same name).
+        queries: &[CPP_TAGS, C_TAGS],
+        parse_view: blank_export_macros,
     },
 ];
 
@@ -289,13 +322,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 14] = [
-    // `.h`: the headers `Lang::of_file` finds written in C++ (the others are C's).
-    text_only(
-        "cpp",
-        &["c++"],
-        &["cc", "cpp", "cxx", "hpp", "hh", "hxx", "h"],
-    ),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 13] = [
     text_only("kotlin", &["kt"], &["kt", "kts"]),
     text_only("swift", &[], &["swift"]),
     text_only("scala", &[], &["scala", "sc"]),
@@ -340,6 +367,94 @@ impl TextOnlyLanguage {
             .iter()
             .find(|l| l.name == word || l.aliases.contains(&word.as_str()))
     }
+}
+
+/// The source as written.
+fn as_written(source: &[u8]) -> Cow<'_, [u8]> {
+    Cow::Borrowed(source)
+}
+
+/// C++ with the export macro of a class blanked out: `class LEVELDB_EXPORT Cache {` and
+/// `struct GTEST_API_ Options :` read as a function named `Cache` returning `class
+/// LEVELDB_EXPORT` otherwise, with the whole class body as statements. The macro is a
+/// word of capitals, digits and `_` between `class`/`struct` and the class name, when an
+/// optional `final` and then `{` or `:` follow the name.
+fn blank_export_macros(source: &[u8]) -> Cow<'_, [u8]> {
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let skip_space = |mut i: usize| {
+        while i < source.len() && source[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        i
+    };
+    let word_end = |mut i: usize| {
+        while i < source.len() && is_word(source[i]) {
+            i += 1;
+        }
+        i
+    };
+    let mut blanks: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < source.len() {
+        if !is_word(source[i]) || (i > 0 && is_word(source[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let end = word_end(i);
+        let keyword = &source[i..end];
+        if keyword == b"class" || keyword == b"struct" {
+            let macro_start = skip_space(end);
+            let macro_end = word_end(macro_start);
+            let macro_word = &source[macro_start..macro_end];
+            let name_start = skip_space(macro_end);
+            let name_end = word_end(name_start);
+            let mut after = skip_space(name_end);
+            // A specialization's arguments (`class EXPORT Matcher<const T&> {`).
+            if source.get(after) == Some(&b'<') {
+                let mut depth = 0usize;
+                while after < source.len() && !matches!(source[after], b';' | b'{') {
+                    match source[after] {
+                        b'<' => depth += 1,
+                        b'>' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    after += 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                after = skip_space(after);
+            }
+            if &source[name_start..name_end] != b"final"
+                && source[after..].starts_with(b"final")
+                && !source.get(after + 5).copied().is_some_and(is_word)
+            {
+                after = skip_space(after + 5);
+            }
+            let is_macro = macro_word.len() > 1
+                && macro_word.iter().any(u8::is_ascii_uppercase)
+                && macro_word
+                    .iter()
+                    .all(|&b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_');
+            if is_macro
+                && macro_end < name_start
+                && name_start < name_end
+                && matches!(source.get(after), Some(b'{' | b':'))
+                && source.get(after + 1) != Some(&b':')
+            {
+                blanks.push((macro_start, macro_end));
+            }
+        }
+        i = end;
+    }
+    if blanks.is_empty() {
+        return Cow::Borrowed(source);
+    }
+    let mut view = source.to_vec();
+    for (start, end) in blanks {
+        view[start..end].fill(b' ');
+    }
+    Cow::Owned(view)
 }
 
 /// Whether a path is a header C and C++ both use (`.h`; `.hpp`, `.hh`, `.hxx` are C++'s).
@@ -444,6 +559,7 @@ impl Lang {
         Lang::C,
         Lang::Php,
         Lang::Ruby,
+        Lang::Cpp,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -460,6 +576,7 @@ impl Lang {
             Lang::C => 8,
             Lang::Php => 9,
             Lang::Ruby => 10,
+            Lang::Cpp => 11,
         };
         &LANGUAGES[slot]
     }
@@ -472,10 +589,10 @@ impl Lang {
 
     /// The language of a file, by extension and, for a header both C and C++ use (`.h`),
     /// by its content: a header written in C++ (`class`, `namespace`, `template`, access
-    /// specifiers, `::`) is C++'s, read as text until C++ is parsed, not C with errors.
+    /// specifiers, `::`) is C++'s, not C with errors.
     pub fn of_file(path: &Path, content: &str) -> Option<Lang> {
         match Self::from_path(path)? {
-            Lang::C if is_shared_header(path) && looks_like_cpp(content) => None,
+            Lang::C if is_shared_header(path) && looks_like_cpp(content) => Some(Lang::Cpp),
             lang => Some(lang),
         }
     }
@@ -799,7 +916,7 @@ mod tests {
             ("a.cs", Some(Lang::CSharp)),
             ("a.c", Some(Lang::C)),
             ("a.h", Some(Lang::C)),
-            ("a.cpp", None),
+            ("a.cpp", Some(Lang::Cpp)),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -814,27 +931,63 @@ mod tests {
             for alias in text_only.aliases {
                 assert_eq!(Lang::parse(alias), None, "{alias}");
             }
-            // `.h` is C's or C++'s by its content (`Lang::of_file`).
-            for ext in text_only.extensions.iter().filter(|&&e| e != "h") {
+            for ext in text_only.extensions {
                 assert_eq!(Lang::from_extension(ext), None, "{ext}");
             }
         }
+        assert!(TextOnlyLanguage::of_path("src/session.cpp").is_none());
         assert_eq!(
-            TextOnlyLanguage::of_path("src/session.cpp").map(|l| l.name),
-            Some("cpp")
-        );
-        assert_eq!(
-            TextOnlyLanguage::of_path("include/a.HPP").map(|l| l.name),
-            Some("cpp")
+            TextOnlyLanguage::of_path("src/App.kt").map(|l| l.name),
+            Some("kotlin")
         );
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
-        assert_eq!(TextOnlyLanguage::named("C++").map(|l| l.name), Some("cpp"));
+        assert_eq!(
+            TextOnlyLanguage::named("kt").map(|l| l.name),
+            Some("kotlin")
+        );
         assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/Session.java").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/Session.cs").is_none());
         assert!(TextOnlyLanguage::of_path("src/session.c").is_none());
+    }
+
+    #[test]
+    fn export_macros_of_cpp_classes_are_blanked_for_the_parser() {
+        let view = |s: &str| String::from_utf8(blank_export_macros(s.as_bytes()).into_owned());
+        assert_eq!(
+            view("class LEVELDB_EXPORT Cache {").ok().as_deref(),
+            Some("class                Cache {")
+        );
+        assert_eq!(
+            view("class GTEST_API_ Matcher<const std::string&> : public Base {")
+                .ok()
+                .as_deref(),
+            Some("class            Matcher<const std::string&> : public Base {")
+        );
+        assert_eq!(
+            view("struct GTEST_API_ Options final : Base {")
+                .ok()
+                .as_deref(),
+            Some("struct            Options final : Base {")
+        );
+        // A forward declaration, a variable of a struct type, a lowercase word, a
+        // qualified name: as written.
+        for unchanged in [
+            "class FOO;",
+            "struct STAT buf;",
+            "struct STAT buf = {0};",
+            "class detail Foo {",
+            "class A::B {",
+            "struct X Y::Z {",
+            "class",
+        ] {
+            assert!(
+                matches!(blank_export_macros(unchanged.as_bytes()), Cow::Borrowed(_)),
+                "{unchanged}"
+            );
+        }
     }
 
     #[test]
@@ -864,7 +1017,11 @@ mod tests {
             "/* a comment\n spanning lines */ class X {};\n",
         ];
         for content in cpp {
-            assert_eq!(Lang::of_file(Path::new("a.h"), content), None, "{content}");
+            assert_eq!(
+                Lang::of_file(Path::new("a.h"), content),
+                Some(Lang::Cpp),
+                "{content}"
+            );
         }
         // Only `.h` is decided by content.
         assert_eq!(Lang::of_file(Path::new("a.c"), "class X;\n"), Some(Lang::C));

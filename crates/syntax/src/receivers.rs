@@ -139,6 +139,15 @@ impl<'a> Converter<'a> {
             }
             // A value path names a type in patterns (`Kind::V(x)`); a member access in a
             // type position is a dotted type name (`module.Type`).
+            // A qualified generic type (C++'s `std::unique_ptr<Cart>`): its generic part.
+            NodeRole::TypeName | NodeRole::ValuePath
+                if node
+                    .child_by_field_id(self.field("name"))
+                    .is_some_and(|n| matches!(self.role(n), NodeRole::GenericType(..))) =>
+            {
+                node.child_by_field_id(self.field("name"))
+                    .map_or(TypeRef::Unknown, |n| self.type_at_depth(n, depth + 1))
+            }
             NodeRole::TypeName
             | NodeRole::Identifier
             | NodeRole::ValuePath
@@ -352,9 +361,7 @@ impl<'a> Converter<'a> {
                 else {
                     continue;
                 };
-                let declared = parameter
-                    .child_by_field_id(self.field(spec.name))
-                    .map(|n| self.text(n));
+                let declared = field_child(parameter, self.field(spec.name)).map(|n| self.text(n));
                 if declared.as_deref() != Some(name) {
                     continue;
                 }

@@ -569,3 +569,57 @@ end
     assert!(!got.contains("ref call i "), "{got}");
     assert!(!got.contains("ref call c "), "{got}");
 }
+
+#[test]
+fn cpp_sample() {
+    let src = r#"#include "shop/cart.h"
+namespace shop {
+class Cart : public Base {
+public:
+    Cart(int n);
+    int total() const;
+    static Cart create();
+private:
+    int count_;
+};
+
+int Cart::total() const { return count_ + detail::helper(1) + area(); }
+Cart Cart::create() { return Cart(1); }
+
+template <typename T> T maxof(T a, T b) { return a > b ? a : b; }
+using Money = long;
+}
+
+int main() {
+    auto c = shop::Cart::create();
+    std::unique_ptr<shop::Cart> p;
+    return c.total() + p->total();
+}
+"#;
+    let got = facts(Lang::Cpp, src);
+    println!("{got}");
+    let expected = [
+        // Namespaces qualify; classes hold their methods, constructors and fields.
+        "def class shop::Cart",
+        "def method shop::Cart::Cart",
+        "def method shop::Cart::total @6:9",
+        "def field shop::Cart::count_",
+        // A method defined outside its class is a member of the class it names.
+        "def method shop::Cart::total @12:11",
+        "def method shop::Cart::create @13:12",
+        "def function shop::maxof",
+        "def type_alias shop::Money",
+        "container #0 Cart for Cart extends Base",
+        // Qualified names, bare members, `auto` from the value, a smart pointer's value.
+        "ref call helper @12:51 q=detail",
+        "ref call area @12:63",
+        "ref call create @20:26 q=Cart",
+        "ref call total @22:14 on shop::Cart::create()",
+        "ref call total @22:27 on <unique_ptr<shop::Cart>>",
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // A constructor declared in its class is no prototype of something elsewhere.
+    assert!(!got.contains("import Cart"), "{got}");
+}

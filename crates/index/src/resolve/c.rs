@@ -12,15 +12,21 @@
 //! not define at all (the C library's) is dropped. Struct members go through the
 //! receiver-type pass (`p->next`, `s.len`, pointers looked through); a `typedef` of a
 //! struct is that struct to it.
+//!
+//! C++ files are this family's too, with what C lacks: a bare name in a method is first a
+//! member of its class (with what the class inherits), and a name with a qualifier
+//! (`ns::f`, `Cart::create`) is the definition whose namespaces and classes end with the
+//! qualifier, else a member of the class the qualifier names. Namespaces are not scopes
+//! of lookup otherwise: within a translation unit, names are matched as C's are.
 
 use std::cell::RefCell;
 use std::rc::Rc;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use mcursor_syntax::{Family, Import, ImportTarget, SymbolKind};
+use mcursor_syntax::{Family, Import, ImportTarget, RefKind, SymbolKind};
 
-use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
+use super::types::{Lookup as MemberLookup, Named, OutsideMember, OutsideStep, Spec, Step, Ty};
 use super::{FamilyResolver, Outcome, ParsedFile, Place, Tables, Use, member_may_be, name_may_be};
 
 /// Headers followed from one file, at most (a bound on hostile or generated include
@@ -273,7 +279,99 @@ impl CTables {
         }
     }
 
+    /// The namespaces and classes a definition is in, outermost first (`shop`, `Cart`
+    /// for `shop::Cart::total`; a method defined outside its class names its class).
+    fn scope_segments<'f>(t: &'f Tables, sid: u32) -> Vec<&'f str> {
+        let Some((_, facts, d)) = t.definition(sid) else {
+            return Vec::new();
+        };
+        facts
+            .modules(d)
+            .iter()
+            .map(String::as_str)
+            .chain(facts.container(d))
+            .flat_map(|scope| scope.split("::"))
+            .filter(|s| !s.is_empty())
+            .collect()
+    }
+
+    /// The definitions named `name` whose namespaces and classes end with `qualifier`
+    /// (`detail::helper` for `shop::detail::helper`).
+    fn qualified(t: &Tables, qualifier: &[&str], name: &str) -> Vec<u32> {
+        t.candidates(name)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                t.symbols[s as usize].family == Family::C
+                    && Self::scope_segments(t, s).ends_with(qualifier)
+            })
+            .collect()
+    }
+
+    /// What `Q::name` is: a definition qualified so, else a member of the class `Q`
+    /// names (inherited ones too). `None` when neither is known.
+    fn resolve_qualified(
+        &self,
+        t: &Tables,
+        at: Place,
+        qualifier: &str,
+        name: &str,
+        kind: RefKind,
+    ) -> Option<Outcome> {
+        let segments: Vec<&str> = qualifier.split("::").filter(|s| !s.is_empty()).collect();
+        let found = Self::qualified(t, &segments, name);
+        if let Some(sid) = t.first_compatible(&found, kind) {
+            return Some(Outcome::Resolved(sid));
+        }
+        let path: Vec<String> = segments.iter().map(|s| (*s).to_owned()).collect();
+        if let Named::Symbols(types) = self.named(t, at, &path) {
+            for sid in types {
+                match t.lookup_member(Family::C, &Ty::Repo(sid), name, kind) {
+                    MemberLookup::Found(found) => return Some(Outcome::Resolved(found)),
+                    MemberLookup::Ambiguous(found) => return Some(Outcome::Guess(found)),
+                    MemberLookup::Absent | MemberLookup::Unknown => {}
+                }
+            }
+        }
+        None
+    }
+
+    /// A bare name in a C++ method: a member of the method's class or of what it
+    /// inherits (`total()`, `count_`).
+    fn enclosing_member(t: &Tables, at: Place, name: &str, kind: RefKind) -> Option<Outcome> {
+        // A type named in a method is not a member; the class's own name (a constructor's
+        // too) is the class.
+        if kind == RefKind::Type || at.enclosing.and_then(|d| at.facts.container(d)) == Some(name) {
+            return None;
+        }
+        let sid = t.enclosing_sid(at)?;
+        let class = t.container_type_of(sid);
+        let lookup_kind = match kind {
+            RefKind::Identifier => RefKind::Field,
+            other => other,
+        };
+        match t.lookup_member(Family::C, &class, name, lookup_kind) {
+            MemberLookup::Found(found) => Some(Outcome::Resolved(found)),
+            MemberLookup::Ambiguous(found) => Some(Outcome::Guess(found)),
+            MemberLookup::Absent | MemberLookup::Unknown => None,
+        }
+    }
+
     fn named(&self, t: &Tables, at: Place, path: &[String]) -> Named {
+        if let [qualifier @ .., name] = path
+            && !qualifier.is_empty()
+        {
+            // C++'s `ns::Type`.
+            let qualifier: Vec<&str> = qualifier.iter().map(String::as_str).collect();
+            let found = Self::qualified(t, &qualifier, name);
+            return if !found.is_empty() {
+                Named::Symbols(found)
+            } else if t.candidates(name).is_empty() {
+                Named::Outside(name.clone())
+            } else {
+                Named::Unknown
+            };
+        }
         let [name] = path else {
             return Named::Unknown;
         };
@@ -292,15 +390,37 @@ impl CTables {
             at,
             name,
             kind,
+            receiver,
             qualifier,
             candidates,
             ..
         } = *reference;
-        if qualifier.is_some() {
-            // A member of a value the receiver-type pass could not type.
-            return t.heuristic(candidates, Family::C, |s| {
-                member_may_be(kind, s.kind, s.family)
-            });
+        match qualifier {
+            Some(path) if !receiver => {
+                // C++'s `ns::f`, `Cart::create`: what the tree defines so, else a name
+                // match when the qualifier's first name is the tree's (not `std::`).
+                if let Some(outcome) = self.resolve_qualified(t, at, path, name, kind) {
+                    return outcome;
+                }
+                let first = path.split("::").find(|s| !s.is_empty()).unwrap_or("");
+                return if t.candidates(first).is_empty() {
+                    Outcome::Drop
+                } else {
+                    t.heuristic(candidates, Family::C, |s| {
+                        name_may_be(kind, s.kind, s.family)
+                    })
+                };
+            }
+            Some(_) => {
+                // A member of a value the receiver-type pass could not type.
+                return t.heuristic(candidates, Family::C, |s| {
+                    member_may_be(kind, s.kind, s.family)
+                });
+            }
+            None => {}
+        }
+        if let Some(outcome) = Self::enclosing_member(t, at, name, kind) {
+            return outcome;
         }
         let fits = |s: &u32| name_may_be(kind, t.symbols[*s as usize].kind, Family::C);
         match self.lookup(t, at.fid, name) {
@@ -390,12 +510,26 @@ impl FamilyResolver for CTables {
             "char" | "int" | "bool" | "short" | "long" | "float" | "double" | "void" | "signed"
             | "unsigned" | "size_t" | "int8_t" | "int16_t" | "int32_t" | "int64_t" | "uint8_t"
             | "uint16_t" | "uint32_t" | "uint64_t" => OutsideMember::Known(Spec::Opaque),
+            // C++'s smart pointers and `optional` reach their value's members (`p->f()`).
+            "unique_ptr" | "shared_ptr" | "weak_ptr" | "optional" => OutsideMember::Deref(0),
+            // C++'s standard containers and strings: their members are the library's.
+            "string" | "string_view" | "vector" | "map" | "unordered_map" | "set"
+            | "unordered_set" | "list" | "deque" | "array" | "pair" | "tuple" | "function" => {
+                OutsideMember::Known(Spec::Opaque)
+            }
             _ => OutsideMember::NotKnown,
         }
     }
 
-    fn outside_step(&self, _ty: &str, _step: Step) -> OutsideStep {
-        None
+    fn outside_step(&self, ty: &str, step: Step) -> OutsideStep {
+        match (ty, step) {
+            // `v[i]`, `for (auto& x : v)`: an element; `m[k]`: a value.
+            ("vector" | "array" | "deque" | "list" | "set" | "unordered_set", _) => {
+                Some(Spec::Arg(0))
+            }
+            ("map" | "unordered_map", Step::Index) => Some(Spec::Arg(1)),
+            _ => None,
+        }
     }
 
     fn unwrap_keeps_type(&self) -> bool {

@@ -297,13 +297,7 @@ impl ClassTables {
         let facts = at.facts;
         let base = t.file_base[at.fid as usize];
         let mut out = Vec::new();
-        let index_of = |d: &Def| -> Option<u32> {
-            let offset =
-                (d as *const Def as usize).checked_sub(facts.definitions.as_ptr() as usize)?;
-            let index = offset / std::mem::size_of::<Def>();
-            (index < facts.definitions.len()).then_some(index as u32)
-        };
-        let mut current = at.enclosing.and_then(index_of);
+        let mut current = t.enclosing_sid(at).map(|sid| sid - base);
         while let Some(i) = current {
             let Some(d) = facts.definitions.get(i as usize) else {
                 break;

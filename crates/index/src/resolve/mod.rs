@@ -270,6 +270,15 @@ impl Tables<'_> {
         }
     }
 
+    /// The symbol id of the definition a place is in.
+    fn enclosing_sid(&self, at: Place) -> Option<u32> {
+        let d = at.enclosing?;
+        let offset =
+            (d as *const Def as usize).checked_sub(at.facts.definitions.as_ptr() as usize)?;
+        let index = offset / std::mem::size_of::<Def>();
+        (index < at.facts.definitions.len()).then(|| self.file_base[at.fid as usize] + index as u32)
+    }
+
     /// Candidates for `name` of every family (empty when the repository defines no such
     /// name).
     fn candidates(&self, name: &str) -> &[u32] {
@@ -502,7 +511,15 @@ pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreDa
                 Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
                 Family::Java => (tables.java.add_file(facts, base), "."),
                 Family::CSharp => (tables.csharp.add_file(facts, base), "."),
-                Family::C => (tables.c.add_file(fid, &file.row.path, &facts.imports), "."),
+                // C writes a struct's field `cart.count`, C++ `shop::Cart::total`.
+                Family::C => (
+                    tables.c.add_file(fid, &file.row.path, &facts.imports),
+                    if file.row.lang == Some(Lang::Cpp) {
+                        "::"
+                    } else {
+                        "."
+                    },
+                ),
                 Family::Php => (tables.php.add_file(facts, base), "\\"),
                 Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
             };
@@ -774,8 +791,8 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
         RefKind::Call => match family {
             // A C# extension method (kind function) is called like a method.
             Family::CSharp => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
-            // C has no methods: a call through a member calls a function pointer field.
-            Family::C => symbol == SymbolKind::Field,
+            // A call through a member calls a function pointer field or a C++ method.
+            Family::C => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
             Family::Rust
             | Family::Ecma
             | Family::Python

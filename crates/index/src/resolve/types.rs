@@ -444,8 +444,8 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
                     SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
                 )
             }
-            // A function pointer field.
-            Family::C => symbol == SymbolKind::Field,
+            // A function pointer field, or a C++ method.
+            Family::C => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
             // `$x->f()` calls a method; a property holding a closure is called as
             // `($x->f)()`. A Ruby call is a method's (`attr_reader`s are methods).
             Family::Php | Family::Ruby => symbol == SymbolKind::Method,
@@ -657,7 +657,7 @@ impl Tables<'_> {
     }
 
     /// The type of the container symbol `sid` is a member of.
-    fn container_type_of(&self, sid: u32) -> Ty {
+    pub(super) fn container_type_of(&self, sid: u32) -> Ty {
         let Some((fid, facts, d)) = self.definition(sid) else {
             return Ty::Unknown;
         };
