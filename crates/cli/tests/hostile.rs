@@ -102,6 +102,41 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         ")".repeat(100_000)
     );
     write(root, "c/deep.c", deep_c.as_bytes());
+    let deep_cpp = format!(
+        "namespace deep {{ int d = {}1{}; }}\nclass AfterDeepCpp {{ int m(); }};\nint AfterDeepCpp::m() {{ return m(); }}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    write(root, "cpp/deep.cpp", deep_cpp.as_bytes());
+    // Export macros everywhere, and a class keyword with nothing after it.
+    write(
+        root,
+        "cpp/macros.hpp",
+        b"struct EXPORT AfterMacrosCpp final : Base {};\nclass A B C D {\nclass EXPORT\nclass",
+    );
+    let deep_php = format!(
+        "<?php\n$d = {}1{};\nfunction after_deep_php() {{ return 1; }}\n",
+        "(".repeat(100_000),
+        ")".repeat(100_000)
+    );
+    write(root, "php/deep.php", deep_php.as_bytes());
+    let deep_ruby = format!(
+        "D = {}1{}\ndef after_deep_ruby\n  1\nend\n",
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    write(root, "rb/deep.rb", deep_ruby.as_bytes());
+    // A module that includes itself, a class that is its own superclass.
+    write(
+        root,
+        "rb/cycle.rb",
+        b"module Loop\n  include Loop\n  def in_loop; in_loop; end\nend\nclass Own < Own\n  include Loop\n  def f; in_loop; missing; end\nend\n",
+    );
+    write(
+        root,
+        "php/cycle.php",
+        b"<?php\ntrait T { use T; function in_trait_cycle() { return $this->in_trait_cycle(); } }\nclass C extends C { use T; }\n",
+    );
     // Headers that include each other and themselves.
     write(
         root,
@@ -170,6 +205,12 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "AfterDeepCSharp",
         "after_deep_c",
         "in_b_cycle",
+        "AfterDeepCpp::m",
+        "AfterMacrosCpp",
+        "after_deep_php",
+        "after_deep_ruby",
+        "Loop::in_loop",
+        "in_trait_cycle",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");
