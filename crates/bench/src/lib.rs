@@ -490,8 +490,12 @@ pub fn run_bench(
     }
     let programs = Programs::detect(options.mcursor.clone(), &root);
     let mut notes = Vec::new();
-    let too_large = index.store().meta()["skipped"]["too_large"]
-        .as_u64()
+    let too_large = index
+        .store()
+        .meta()
+        .skipped
+        .get("too_large")
+        .copied()
         .unwrap_or(0);
     if too_large > 0 {
         notes.push(format!(

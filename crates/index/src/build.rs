@@ -225,7 +225,7 @@ pub fn build_index(
     let existing = crate::Index::open_root(&root).ok();
     let recorded_limit = existing
         .as_ref()
-        .and_then(|index| index.store().meta().get("max_file_size")?.as_u64());
+        .and_then(|index| index.store().meta().max_file_size);
     let limit = options
         .max_file_size
         .or(recorded_limit)
@@ -400,11 +400,9 @@ fn update(
         Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
         None => None,
     };
-    if let (Some(patch), Some((started, root_mtime))) = (&mut patch, walk_times)
-        && let Some(meta) = patch.data.meta.as_object_mut()
-    {
-        meta.insert(WALKED_KEY.into(), started.into());
-        meta.insert(ROOT_MTIME_KEY.into(), root_mtime.into());
+    if let (Some(patch), Some((started, root_mtime))) = (&mut patch, walk_times) {
+        patch.data.meta.walked_unix_ns = started;
+        patch.data.meta.root_mtime_ns = root_mtime;
     }
     trace(&started, "patch prepared");
     // A targeted update that cannot be a patch gives up before touching the text index.
@@ -480,7 +478,7 @@ fn update(
         if !targeted {
             known.write_if_changed(&dir, &binary, &touched)?;
         }
-        prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
+        prepared.set_payload(&crate::CommitPayload { generation }.to_json());
         prepared.commit()?;
         writer.wait_merging_threads()?;
         remove_old_generations(&dir, &[generation, base]);
@@ -635,18 +633,19 @@ fn update(
             .iter()
             .map(|f| (f.row.path.as_str(), f.row.lang)),
     );
-    let meta = serde_json::json!({
-        "root": root,
-        "files": file_count,
-        "parsed": parsed,
-        "skipped": skipped_counts,
-        "source_bytes": source_bytes,
-        "max_file_size": options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE),
-        "extraction": mcursor_syntax::extraction_fingerprint(),
-        "built_unix_ms": unix_ms(),
-        WALKED_KEY: walk_times.map_or(0, |t| t.0),
-        ROOT_MTIME_KEY: walk_times.and_then(|t| t.1),
-    });
+    let meta = store::IndexMeta {
+        root: root.clone(),
+        files: file_count,
+        parsed: parsed.clone(),
+        skipped: skipped_counts.clone(),
+        source_bytes,
+        max_file_size: Some(options.max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE)),
+        extraction: mcursor_syntax::extraction_fingerprint(),
+        built_unix_ms: unix_ms(),
+        walked_unix_ns: walk_times.map_or(0, |t| t.0),
+        root_mtime_ns: walk_times.and_then(|t| t.1),
+        ..store::IndexMeta::default()
+    };
     trace(&started, "parsed");
     // Finish the text index's segments now (nothing is published until the commit
     // below), so its indexing buffers are freed before resolution needs the memory.
@@ -664,7 +663,7 @@ fn update(
     // Freeing a million small allocations takes a while; let it overlap the commit.
     std::thread::spawn(move || drop((parsed_files, memos)));
     trace(&started, "cache written");
-    prepared.set_payload(&serde_json::json!({ "generation": generation }).to_string());
+    prepared.set_payload(&crate::CommitPayload { generation }.to_json());
     prepared.commit()?;
     writer.wait_merging_threads()?;
     remove_old_generations(&dir, &[generation]);
@@ -836,11 +835,7 @@ impl Known {
 /// or time differ (for `mcursor status`).
 pub(crate) fn changes_since(index: &crate::Index) -> Vec<ChangedFile> {
     let store = index.store();
-    let meta = store.meta();
-    let max_file_size = meta
-        .get("max_file_size")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(1024 * 1024);
+    let max_file_size = store.meta().max_file_size.unwrap_or(DEFAULT_MAX_FILE_SIZE);
     let (walked, _) = walk::walk(
         index.root(),
         &WalkOptions {
@@ -923,9 +918,8 @@ fn note_binary(skip: &Skipped, walked: &[walk::WalkedFile], binary: &mut Vec<cac
 fn can_update(index: &crate::Index, limit: u64) -> bool {
     let meta = index.store().meta();
     // Facts extracted under other rules (an upgraded mcursor) are rebuilt.
-    if meta.get("max_file_size").and_then(|v| v.as_u64()) != Some(limit)
-        || meta.get("extraction").and_then(|v| v.as_str())
-            != Some(mcursor_syntax::extraction_fingerprint().as_str())
+    if meta.max_file_size != Some(limit)
+        || meta.extraction != mcursor_syntax::extraction_fingerprint()
     {
         return false;
     }
@@ -1030,11 +1024,6 @@ fn store_summary(
     changes: Option<&ChangeSet>,
 ) -> BuildSummary {
     let meta = store.meta();
-    let counts = |key: &str| -> BTreeMap<String, usize> {
-        meta.get(key)
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .unwrap_or_default()
-    };
     let files: Vec<_> = (0..store.file_count())
         .filter_map(|i| store.file(i))
         .collect();
@@ -1047,12 +1036,12 @@ fn store_summary(
             }
             by_reason
         }
-        None => counts("skipped"),
+        None => meta.skipped,
     };
     BuildSummary {
         root: root.to_path_buf(),
         files: files.len(),
-        parsed: counts("parsed"),
+        parsed: meta.parsed,
         text_only: text_only_counts(files.iter().map(|f| (f.path, f.lang))),
         skipped: skipped_counts,
         skipped_files: Vec::new(),
@@ -1294,27 +1283,23 @@ fn prepare_patch(
             ..record
         });
     }
-    let mut meta = store.meta();
-    let source_bytes = meta
-        .get("source_bytes")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(0);
+    let base_meta = store.meta();
     let grown: i64 = changed
         .iter()
         .filter_map(|f| {
             Some(f.size as i64 - store.file(store.file_id(&f.walked.path)?)?.size as i64)
         })
         .sum();
-    if let Some(object) = meta.as_object_mut() {
-        object.remove("patch_of");
-        object.remove("patched_files");
-        object.remove("generation");
-        object.insert("built_unix_ms".into(), unix_ms().into());
-        object.insert(
-            "source_bytes".into(),
-            source_bytes.saturating_add_signed(grown).into(),
-        );
-    }
+    // The base's record with this build's time and size; the store writes the patch's
+    // own generation, base and files.
+    let meta = store::IndexMeta {
+        built_unix_ms: unix_ms(),
+        source_bytes: base_meta.source_bytes.saturating_add_signed(grown),
+        generation: None,
+        patch_of: None,
+        patched_files: Vec::new(),
+        ..base_meta
+    };
     Some(Patch {
         data: store::StoreData {
             names: Vec::new(),
@@ -1347,11 +1332,6 @@ struct WalkOutcome {
     started_unix_ns: u64,
     root_mtime_ns: Option<i64>,
 }
-
-/// The store meta key of the last whole-tree walk's start, in nanoseconds since the epoch.
-pub(crate) const WALKED_KEY: &str = "walked_unix_ns";
-/// The store meta key of the root directory's time when the last whole-tree walk started.
-pub(crate) const ROOT_MTIME_KEY: &str = "root_mtime_ns";
 
 /// The file system's clock now, read from a file written in the index directory: the
 /// same (coarse) clock that stamps directory times, so "changed after the walk started"

@@ -20,8 +20,9 @@ use std::collections::HashSet;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use crate::build::{Change, ChangedFile, ROOT_MTIME_KEY, WALKED_KEY};
+use crate::build::{Change, ChangedFile};
 use crate::cache;
+use crate::store::IndexMeta;
 use crate::store::Store;
 use crate::walk::{self, INDEX_DIR};
 
@@ -221,9 +222,8 @@ pub(crate) fn check(root: &Path, store: &Store, scope: Scope) -> Freshness {
     let meta = store.meta();
     let walked = walked_since(&meta);
     let max_size = meta
-        .get("max_file_size")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(1024 * 1024);
+        .max_file_size
+        .unwrap_or(crate::build::DEFAULT_MAX_FILE_SIZE);
     let binary = std::cell::OnceCell::new();
     for (directory, time) in directories.iter().zip(&scan.directory_times) {
         let Some(mtime_ns) = *time else { continue };
@@ -281,20 +281,14 @@ impl Walked {
 
 /// The last walk's times. An index written before walks were timed gives its build time
 /// less ten minutes (more directories are listed again, none missed that changed since).
-fn walked_since(meta: &serde_json::Value) -> Walked {
-    let root_mtime_ns = meta.get(ROOT_MTIME_KEY).and_then(|v| v.as_i64());
-    if let Some(ns) = meta.get(WALKED_KEY).and_then(|v| v.as_u64())
-        && ns > 0
-    {
+fn walked_since(meta: &IndexMeta) -> Walked {
+    if meta.walked_unix_ns > 0 {
         return Walked {
-            started_ns: ns,
-            root_mtime_ns,
+            started_ns: meta.walked_unix_ns,
+            root_mtime_ns: meta.root_mtime_ns,
         };
     }
-    let built_ms = meta
-        .get("built_unix_ms")
-        .and_then(|v| v.as_u64())
-        .unwrap_or(0);
+    let built_ms = meta.built_unix_ms;
     Walked {
         started_ns: built_ms.saturating_sub(600_000).saturating_mul(1_000_000),
         root_mtime_ns: None,

@@ -69,26 +69,60 @@ pub(crate) fn format_marker() -> String {
     format!("mcursor index format {FORMAT_VERSION}\n")
 }
 
+/// What each commit of the text index records in its payload: the store generation it
+/// was committed with (the commit protocol: the text commit publishes a generation).
+#[derive(serde::Serialize, serde::Deserialize)]
+pub(crate) struct CommitPayload {
+    pub generation: u64,
+}
+
+impl CommitPayload {
+    pub(crate) fn to_json(&self) -> String {
+        serde_json::to_string(self).unwrap_or_default()
+    }
+
+    fn generation_of(payload: &str) -> Option<u64> {
+        serde_json::from_str::<CommitPayload>(payload)
+            .ok()
+            .map(|p| p.generation)
+    }
+}
+
 /// The generation the text index last committed, from its commit payload.
 pub(crate) fn committed_generation(index: &tantivy::Index) -> Option<u64> {
     let payload = index.load_metas().ok()?.payload?;
-    generation_from_payload(&payload)
+    CommitPayload::generation_of(&payload)
+}
+
+/// Why the text index's `meta.json` names no generation.
+pub(crate) enum UncommittedText {
+    Missing,
+    Unreadable,
+    NoGeneration,
+}
+
+/// The generation recorded in the text index's `meta.json` under `dir` (`.mcursor/`),
+/// read without opening the index.
+pub(crate) fn text_meta_generation(dir: &std::path::Path) -> Result<u64, UncommittedText> {
+    /// The part of tantivy's `meta.json` mcursor reads.
+    #[derive(serde::Deserialize)]
+    struct TextMeta {
+        payload: Option<String>,
+    }
+    let meta = std::fs::read(dir.join(TEXT_DIR).join("meta.json"))
+        .map_err(|_| UncommittedText::Missing)?;
+    let meta: TextMeta = serde_json::from_slice(&meta).map_err(|_| UncommittedText::Unreadable)?;
+    meta.payload
+        .as_deref()
+        .and_then(CommitPayload::generation_of)
+        .ok_or(UncommittedText::NoGeneration)
 }
 
 /// The generation of `root`'s index as last committed, read from the text index's
 /// `meta.json` alone (no index opened): cheap enough to poll, for servers that announce
 /// updates. `None` without an index.
 pub fn current_generation(root: &std::path::Path) -> Option<u64> {
-    let meta = std::fs::read(root.join(walk::INDEX_DIR).join(TEXT_DIR).join("meta.json")).ok()?;
-    let meta: serde_json::Value = serde_json::from_slice(&meta).ok()?;
-    generation_from_payload(meta.get("payload")?.as_str()?)
-}
-
-fn generation_from_payload(payload: &str) -> Option<u64> {
-    serde_json::from_str::<serde_json::Value>(payload)
-        .ok()?
-        .get("generation")?
-        .as_u64()
+    text_meta_generation(&root.join(walk::INDEX_DIR)).ok()
 }
 
 /// A file name (or a name derived from one, such as a module path) as text output shows

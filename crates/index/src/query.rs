@@ -20,7 +20,7 @@ use crate::error::{IndexError, IoContext, Result};
 use crate::graph::{CallNode, CallSite, Direction, explore};
 use crate::store::{Confidence, FileInfo, RefInfo, RefShape, Store, SymbolInfo};
 use crate::walk::{INDEX_DIR, SourceRoot};
-use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, generation_from_payload, text};
+use crate::{FORMAT_FILE, TEXT_DIR, decode_source, format_marker, text};
 
 /// Below this many files to read, a query reads them on its own thread: starting the
 /// thread pool costs more (much more on a loaded machine or one with many cores).
@@ -345,18 +345,15 @@ fn read_generation(dir: &Path) -> Result<u64> {
             expected: crate::FORMAT_VERSION,
         });
     }
-    let meta_path = dir.join(TEXT_DIR).join("meta.json");
-    let corrupt = |detail: &str| IndexError::Corrupt {
+    crate::text_meta_generation(dir).map_err(|why| IndexError::Corrupt {
         path: dir.to_path_buf(),
-        detail: detail.to_owned(),
-    };
-    let meta = std::fs::read(&meta_path).map_err(|_| corrupt("the text index has no commit"))?;
-    let meta: serde_json::Value = serde_json::from_slice(&meta)
-        .map_err(|_| corrupt("the text index metadata is unreadable"))?;
-    meta.get("payload")
-        .and_then(|p| p.as_str())
-        .and_then(generation_from_payload)
-        .ok_or_else(|| corrupt("the text index commit names no generation"))
+        detail: match why {
+            crate::UncommittedText::Missing => "the text index has no commit",
+            crate::UncommittedText::Unreadable => "the text index metadata is unreadable",
+            crate::UncommittedText::NoGeneration => "the text index commit names no generation",
+        }
+        .to_owned(),
+    })
 }
 
 impl Index {
@@ -1500,19 +1497,13 @@ impl Index {
         Status {
             root: self.root.clone(),
             generation: self.generation(),
-            built_unix_ms: meta
-                .get("built_unix_ms")
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0),
+            built_unix_ms: meta.built_unix_ms,
             files: self.store.file_count(),
             symbols: self.store.symbol_count(),
             references: self.store.ref_count(),
             files_per_lang,
             index_bytes: crate::build::dir_size(&self.dir),
-            source_bytes: meta
-                .get("source_bytes")
-                .and_then(|v| v.as_u64())
-                .unwrap_or(0),
+            source_bytes: meta.source_bytes,
             current: changes.is_empty(),
             modified,
             added,

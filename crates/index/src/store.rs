@@ -23,7 +23,7 @@
 //! | implementations | one record per declared supertype: an `impl Trait for Type`, a blanket impl, a class's `extends`/`implements`, a supertrait; sorted by (supertype, file, line) |
 //! | meta | JSON build summary |
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -246,7 +246,41 @@ pub(crate) struct StoreData {
     /// Declared supertypes. In a patch, those of the patched files only (their
     /// positions may have moved; the rest are the base's).
     pub implementations: Vec<ImplRecord>,
-    pub meta: serde_json::Value,
+    pub meta: IndexMeta,
+}
+
+/// What a generation records about the build that wrote it, kept as JSON in the store's
+/// meta section. A field an older build did not write takes its default; the field names
+/// are the JSON keys earlier builds wrote, so their stores read the same.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct IndexMeta {
+    /// The indexed root directory.
+    pub root: PathBuf,
+    pub files: usize,
+    /// Parsed files per language name.
+    pub parsed: BTreeMap<String, usize>,
+    /// Skipped files per reason key (`binary`, `too_large`, ...).
+    pub skipped: BTreeMap<String, usize>,
+    pub source_bytes: u64,
+    /// The size limit the build read files under.
+    pub max_file_size: Option<u64>,
+    /// `mcursor_syntax::extraction_fingerprint()` of the rules the facts were extracted by.
+    pub extraction: String,
+    pub built_unix_ms: u64,
+    /// When the last walk of the whole tree started (0: not recorded).
+    pub walked_unix_ns: u64,
+    /// The root directory's modification time when that walk started.
+    pub root_mtime_ns: Option<i64>,
+    /// This generation's number (the store writes it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generation: Option<u64>,
+    /// For a patch: the generation it patches...
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub patch_of: Option<u64>,
+    /// ... and the base's ids of the files whose records it replaces.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub patched_files: Vec<u32>,
 }
 
 /// The strings section. Identical strings are stored once: qualified-name prefixes
@@ -407,10 +441,10 @@ fn encode_section<'a>(
             }
         }
         Section::Meta => {
-            let mut meta = data.meta.clone();
-            if let Some(object) = meta.as_object_mut() {
-                object.insert("generation".into(), generation.into());
-            }
+            let meta = IndexMeta {
+                generation: Some(generation),
+                ..data.meta.clone()
+            };
             out = serde_json::to_vec(&meta).unwrap_or_default();
         }
         // Written last, from the builder.
@@ -518,10 +552,8 @@ pub(crate) fn write_patch(
     base: u64,
     patched: &[u32],
 ) -> Result<PathBuf> {
-    if let Some(object) = data.meta.as_object_mut() {
-        object.insert("patch_of".into(), base.into());
-        object.insert("patched_files".into(), serde_json::json!(patched));
-    }
+    data.meta.patch_of = Some(base);
+    data.meta.patched_files = patched.to_vec();
     data.names.clear();
     write(dir, &data, generation)
 }
@@ -686,8 +718,9 @@ impl Layer {
             .unwrap_or("")
     }
 
-    pub fn meta(&self) -> serde_json::Value {
-        serde_json::from_slice(self.section(Section::Meta)).unwrap_or(serde_json::Value::Null)
+    /// The build's record (defaults where the section is unreadable).
+    pub fn meta(&self) -> IndexMeta {
+        serde_json::from_slice(self.section(Section::Meta)).unwrap_or_default()
     }
 
     pub fn name_count(&self) -> u32 {
@@ -957,7 +990,7 @@ impl Store {
     pub fn open(path: &Path) -> Result<Store> {
         let top = Layer::open(path)?;
         let meta = top.meta();
-        let Some(base_generation) = meta.get("patch_of").and_then(|v| v.as_u64()) else {
+        let Some(base_generation) = meta.patch_of else {
             return Ok(Store {
                 top,
                 base: None,
@@ -970,13 +1003,13 @@ impl Store {
         };
         let dir = path.parent().unwrap_or(Path::new("."));
         let base = Layer::open(&dir.join(graph_file_name(base_generation)))?;
-        if base.meta().get("patch_of").is_some() {
+        if base.meta().patch_of.is_some() {
             return Err(corrupt("a patch's base is itself a patch"));
         }
-        let ids: Vec<u32> = meta
-            .get("patched_files")
-            .and_then(|v| serde_json::from_value(v.clone()).ok())
-            .ok_or_else(|| corrupt("a patch without its file list"))?;
+        let ids = meta.patched_files;
+        if ids.is_empty() {
+            return Err(corrupt("a patch without its file list"));
+        }
         if ids.len() != top.file_count() as usize || !ids.is_sorted_by(|a, b| a < b) {
             return Err(corrupt("a patch's file list disagrees with its records"));
         }
@@ -1042,7 +1075,7 @@ impl Store {
         &self.top.path
     }
 
-    pub fn meta(&self) -> serde_json::Value {
+    pub fn meta(&self) -> IndexMeta {
         self.top.meta()
     }
 
@@ -1225,6 +1258,37 @@ pub(crate) fn map_file(file: &File) -> std::io::Result<Mmap> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn the_build_record_reads_what_earlier_builds_wrote() {
+        // A meta section as the JSON-valued builds wrote it, with a key this build does
+        // not know.
+        let old = br#"{"root":"/r","files":3,"parsed":{"rust":2},"skipped":{"binary":1},
+            "source_bytes":10,"max_file_size":1048576,"extraction":"x","built_unix_ms":5,
+            "walked_unix_ns":7,"root_mtime_ns":null,"generation":4,"patch_of":2,
+            "patched_files":[0,2],"someday":true}"#;
+        let meta: IndexMeta = serde_json::from_slice(old).expect("old meta reads");
+        assert_eq!(meta.files, 3);
+        assert_eq!(meta.parsed.get("rust"), Some(&2));
+        assert_eq!(meta.max_file_size, Some(1_048_576));
+        assert_eq!(meta.walked_unix_ns, 7);
+        assert_eq!((meta.generation, meta.patch_of), (Some(4), Some(2)));
+        assert_eq!(meta.patched_files, vec![0, 2]);
+        // Written back, a full build's record has no patch keys; the keys are the old ones.
+        let full = IndexMeta {
+            patch_of: None,
+            patched_files: Vec::new(),
+            ..meta
+        };
+        let written = serde_json::to_string(&full).expect("writes");
+        assert!(!written.contains("patch"), "{written}");
+        assert!(written.contains("\"walked_unix_ns\":7"), "{written}");
+        // An empty or damaged section reads as defaults.
+        assert_eq!(
+            serde_json::from_slice::<IndexMeta>(b"{}").ok(),
+            Some(IndexMeta::default())
+        );
+    }
+
     fn sample() -> StoreData {
         StoreData {
             names: vec!["alpha".into(), "beta".into()],
@@ -1291,7 +1355,10 @@ mod tests {
                 end_line: 3,
                 kind: ImplKind::Blanket,
             }],
-            meta: serde_json::json!({"files": 1}),
+            meta: IndexMeta {
+                files: 1,
+                ..IndexMeta::default()
+            },
         }
     }
 
@@ -1316,7 +1383,8 @@ mod tests {
         assert_eq!(refs.len(), 1);
         assert_eq!(refs[0].target, Some(0));
         assert_eq!(store.refs_in_file(0).count(), 1);
-        assert_eq!(store.meta()["generation"], 3);
+        assert_eq!(store.meta().generation, Some(3));
+        assert_eq!(store.meta().files, 1);
         let implementations = store.implementors(0);
         assert_eq!(implementations.len(), 1);
         assert_eq!(implementations[0].implementor, Some(1));

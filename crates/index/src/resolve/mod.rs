@@ -469,7 +469,10 @@ fn emit_refs(
 
 /// Resolves every file's references and assembles the store tables; also returns each
 /// file's [`FileMemo`], in file order.
-pub(crate) fn resolve(files: &[ParsedFile], meta: serde_json::Value) -> (StoreData, Vec<FileMemo>) {
+pub(crate) fn resolve(
+    files: &[ParsedFile],
+    meta: crate::store::IndexMeta,
+) -> (StoreData, Vec<FileMemo>) {
     let started = std::time::Instant::now();
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
