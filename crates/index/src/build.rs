@@ -396,8 +396,18 @@ fn update(
     }
 
     trace(&started, "compared");
+    // The edited files a patch attempt parsed: a refused patch leaves them here for the
+    // full build, which then parses none of them again.
+    let mut parsed_edits: Vec<Option<ParsedFile>> = Vec::new();
     let mut patch = match &previous {
-        Some(index) => prepare_patch(index, &changes, &changed, &parse_config, &pool),
+        Some(index) => prepare_patch(
+            index,
+            &changes,
+            &changed,
+            &parse_config,
+            &pool,
+            &mut parsed_edits,
+        ),
         None => None,
     };
     if let (Some(patch), Some((started, root_mtime))) = (&mut patch, walk_times) {
@@ -523,29 +533,36 @@ fn update(
             _ => reparse.push(file),
         }
     }
-    // A renamed file keeps the facts of its old path when its language is the same.
+    // A renamed file keeps the facts of its old path when its language is the same; an
+    // edited file that a refused patch parsed keeps what it parsed.
     let mut to_parse: Vec<ReadFile> = Vec::new();
-    for file in changed {
+    let edits = parsed_edits
+        .into_iter()
+        .chain(std::iter::repeat_with(|| None));
+    for (file, edit) in changed.into_iter().zip(edits) {
         let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
         let old = renamed_from
             .get(file.walked.path.as_str())
             .filter(|old| Lang::of_file(Path::new(old), &file.content) == lang)
             .and_then(|old| cached.remove(*old))
             .filter(|entry| entry.hash == file.hash);
-        match old {
-            Some(entry) => {
-                text::add_file(
-                    &writer,
-                    fields,
-                    &file.walked.path,
-                    lang.map(Lang::as_str).unwrap_or("text"),
-                    &file.content,
-                    file.hash,
-                )?;
-                parsed_files.push(entry.into_parsed(file.row(lang)));
+        let parsed = match (old, edit) {
+            (Some(entry), _) => entry.into_parsed(file.row(lang)),
+            (None, Some(parsed)) => parsed,
+            (None, None) => {
+                to_parse.push(file);
+                continue;
             }
-            None => to_parse.push(file),
-        }
+        };
+        text::add_file(
+            &writer,
+            fields,
+            &file.walked.path,
+            lang.map(Lang::as_str).unwrap_or("text"),
+            &file.content,
+            file.hash,
+        )?;
+        parsed_files.push(parsed);
     }
     drop(cached);
 
@@ -1098,13 +1115,15 @@ struct Patch {
 /// one: every change is an edit (nothing added, deleted or renamed), each edited file keeps
 /// its interface (so no other file's references can change and symbol ids stay), and each
 /// of its uses has a key its memo resolved before. `None` sends the build down the full
-/// resolution.
+/// resolution; the edited files it parsed are then in `parsed` (in the order of
+/// `changed`), for the full build to take.
 fn prepare_patch(
     index: &crate::Index,
     changes: &ChangeSet,
     changed: &[ReadFile<'_>],
     config: &ParseConfig,
     pool: &rayon::ThreadPool,
+    parsed: &mut Vec<Option<ParsedFile>>,
 ) -> Option<Patch> {
     if changes.all.iter().any(|c| c.change != Change::Modified) {
         return None;
@@ -1126,6 +1145,17 @@ fn prepare_patch(
         paths.insert(store.file(id)?.path);
     }
     let timer = Instant::now();
+    *parsed = pool.install(|| {
+        changed
+            .par_iter()
+            .map(|file| {
+                let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
+                let facts = lang.map(|l| parse_source(l, file.content.as_bytes(), config));
+                Some(parsed_file(file.row(lang), facts, &file.content))
+            })
+            .collect()
+    });
+    trace(&timer, "edited files parsed");
     let cached = cache::load_some(&index.dir, &paths);
     trace(&timer, "cache entries loaded");
     let name_id = |name: &str| store.name_id(name);
@@ -1140,10 +1170,14 @@ fn prepare_patch(
         )
     };
     type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow>, Vec<RefRow>);
-    let rebuilt: std::result::Result<Vec<Rebuilt>, String> = pool.install(|| {
+    // Per edited file: its memo, rows and symbol range (the parsed file stays in
+    // `parsed` until every file is known to fit).
+    type Fitted = (FileMemo, Vec<SymbolRow>, Vec<RefRow>, (u32, u32));
+    let fitted: std::result::Result<Vec<Fitted>, String> = pool.install(|| {
         changed
             .par_iter()
-            .map(|file| {
+            .zip(parsed.par_iter())
+            .map(|(file, parsed)| {
                 let path = file.walked.path.as_str();
                 let why = |reason: &str| format!("{path}: {reason}");
                 let fid = store.file_id(path).ok_or_else(|| why("not indexed"))?;
@@ -1153,10 +1187,8 @@ fn prepare_patch(
                     .filter(|e| e.hash == info.hash)
                     .ok_or_else(|| why("no cached facts"))?;
                 let memo = old.memo.as_ref().ok_or_else(|| why("no memo"))?;
-                let lang = Lang::of_file(Path::new(path), &file.content);
-                let facts = lang.map(|l| parse_source(l, file.content.as_bytes(), config));
-                let mut parsed = parsed_file(file.row(lang), facts, &file.content);
-                if lang != info.lang || parsed.package_name != old.package_name {
+                let parsed = parsed.as_ref().ok_or_else(|| why("not parsed"))?;
+                if parsed.row.lang != info.lang || parsed.package_name != old.package_name {
                     return Err(why("language or package name changed"));
                 }
                 let start = info.symbols.start;
@@ -1173,14 +1205,22 @@ fn prepare_patch(
                 if symbols.len() != info.symbols.len() {
                     return Err(why("symbol count changed"));
                 }
-                parsed.row.symbols = (info.symbols.start, info.symbols.end);
-                Ok((parsed, memo.clone(), symbols, refs))
+                let range = (info.symbols.start, info.symbols.end);
+                Ok((memo.clone(), symbols, refs, range))
             })
             .collect()
     });
-    trace(&timer, "edited files parsed and resolved");
-    let mut rebuilt = match rebuilt {
-        Ok(rebuilt) => rebuilt,
+    trace(&timer, "edited files resolved");
+    let mut rebuilt: Vec<Rebuilt> = match fitted {
+        Ok(fitted) => fitted
+            .into_iter()
+            .zip(parsed.iter_mut())
+            .map(|((memo, symbols, refs, range), parsed)| {
+                let mut parsed = parsed.take()?;
+                parsed.row.symbols = range;
+                Some((parsed, memo, symbols, refs))
+            })
+            .collect::<Option<_>>()?,
         Err(reason) => {
             if std::env::var_os("MCURSOR_TRACE").is_some() {
                 eprintln!("[mcursor] not a patch: {reason}");
