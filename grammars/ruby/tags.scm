@@ -16,8 +16,12 @@
 (class name: (scope_resolution name: (constant) @name)) @definition.class
 (module name: (constant) @name) @definition.module
 (module name: (scope_resolution name: (constant) @name)) @definition.module
+; Class methods (`def self.create`, and every `def` or attribute in `class << self`) are
+; functions of their class; instance methods are methods.
+(singleton_method name: (_) @name) @definition.function
+(singleton_class (body_statement (method name: (_) @name) @definition.function))
+(singleton_class (body_statement (call !receiver method: (identifier) @_attr arguments: (argument_list (simple_symbol) @name) (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor")) @definition.function))
 (method name: (_) @name) @definition.method
-(singleton_method name: (_) @name) @definition.method
 (assignment left: (constant) @name) @definition.constant
 ; `attr_reader :items` defines the method `items` (the name drops the symbol's `:`).
 (call !receiver method: (identifier) @_attr arguments: (argument_list (simple_symbol) @name) (#any-of? @_attr "attr_reader" "attr_writer" "attr_accessor")) @definition.method
@@ -58,6 +62,7 @@
 (assignment left: (identifier) @local.definition right: (_) @local.value)
 (operator_assignment left: (identifier) @local.definition)
 (assignment left: (left_assignment_list (identifier) @local.definition))
+(assignment left: (left_assignment_list (rest_assignment (identifier) @local.definition)))
 (exception_variable (identifier) @local.definition)
 (for pattern: (identifier) @local.definition)
 

@@ -533,6 +533,8 @@ module Shop
       c = Shop::Cart.new
       c.total
       @clock.now
+      first, *rest = [1, 2]
+      rest.size + first
     end
   end
 end
@@ -551,7 +553,8 @@ end
         "def method Cart::owner",
         "def field Cart::@clock",
         "= Clock.new()",
-        "def method Cart::create",
+        // A class method is a function of its class.
+        "def function Cart::create",
         // The superclass and the mixin are supertypes.
         "container #1 Cart for Cart extends Base, Enumerable",
         // A bare name that is no local is a call of a method of `self`.
@@ -565,9 +568,12 @@ end
     for want in expected {
         assert!(got.contains(want), "missing {want:?} in\n{got}");
     }
-    // Block parameters and locals are no references; `require_relative`'s path is none.
+    // Block parameters and locals (a splat in a multiple assignment too) are no
+    // references; `require_relative`'s path is none.
     assert!(!got.contains("ref call i "), "{got}");
     assert!(!got.contains("ref call c "), "{got}");
+    assert!(!got.contains("ref call rest "), "{got}");
+    assert!(!got.contains("ref call first "), "{got}");
 }
 
 #[test]

@@ -328,6 +328,16 @@ impl ClassTables {
                     continue;
                 }
                 match t.lookup_member(self.family(), &Ty::Repo(class), name, kind) {
+                    // In a Ruby instance method, a bare call is an instance method: a
+                    // class method of that name (`class << self`) is not it, and what is
+                    // meant may come from a mixin added at run time.
+                    Lookup::Found(sid) | Lookup::Ambiguous(sid)
+                        if self.dialect == Dialect::Ruby
+                            && t.symbols[sid as usize].kind == SymbolKind::Function
+                            && at.enclosing.is_some_and(|d| d.kind == SymbolKind::Method) =>
+                    {
+                        unknown = true
+                    }
                     Lookup::Found(sid) | Lookup::Ambiguous(sid) => {
                         return Named::Symbols(vec![sid]);
                     }
@@ -587,9 +597,13 @@ impl ClassTables {
             !local_receiver
                 && *q != mcursor_syntax::EXPRESSION_QUALIFIER
                 && match self.dialect {
-                    Dialect::Ruby => q
-                        .trim_start_matches(':')
-                        .starts_with(|c: char| c.is_ascii_uppercase()),
+                    // A constant path (`Shop::Cart`), not a call's result.
+                    Dialect::Ruby => {
+                        q.trim_start_matches(':')
+                            .starts_with(|c: char| c.is_ascii_uppercase())
+                            && q.chars()
+                                .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+                    }
                     Dialect::Java | Dialect::CSharp | Dialect::Php => true,
                 }
         });

@@ -311,9 +311,16 @@ fn use_key(facts: &CompactFacts, owners: &[u32], r: &LocalRef) -> u64 {
         for module in facts.modules(d) {
             field(module.as_bytes());
         }
+        // The container by name and by which one of the file's it is: two classes of
+        // one name (`A::SpellChecker`, `B::SpellChecker`) see different members.
         match facts.container(d) {
-            Some(container) => field(format!("c{container}").as_bytes()),
+            Some(container) => field(format!("c{container}#{}", d.container_id).as_bytes()),
             None => field(b""),
+        }
+        // A class-level function of a container (Ruby's `def self.x`) sees other members
+        // than its instance methods do (keys elsewhere stay as they were).
+        if class_level(d) {
+            field(b"class-level");
         }
         // Only where a function has nested definitions (keys elsewhere stay as they were).
         if let Some(&owner) = owners.get(r.enclosing as usize)
@@ -327,6 +334,12 @@ fn use_key(facts: &CompactFacts, owners: &[u32], r: &LocalRef) -> u64 {
         chain.hash(&mut hasher);
     }
     hasher.finish()
+}
+
+/// Whether a definition is a function of a container rather than a method of its
+/// instances (Ruby's class methods): part of the context its uses resolve in.
+fn class_level(d: &Def) -> bool {
+    d.kind == SymbolKind::Function && d.container != NONE
 }
 
 /// How one file's references resolved: per use key and per import. While every file
@@ -665,7 +678,9 @@ impl Tables<'_> {
         // (name, qualifier, kind, receiver, receiver chain, enclosing container, modules
         // and the function with nested definitions around it).
         let owners = facts.scope_owners();
-        let mut contexts: HashMap<(u32, u32, u32), u32> = HashMap::default();
+        // The container by identity, not by name: two classes of one name in a file see
+        // different members.
+        let mut contexts: HashMap<(u32, u32, u32, u32, bool), u32> = HashMap::default();
         let context_of: Vec<u32> = facts
             .definitions
             .iter()
@@ -673,7 +688,13 @@ impl Tables<'_> {
             .map(|(d, &owner)| {
                 let next = contexts.len() as u32;
                 *contexts
-                    .entry((d.modules, d.container, owner))
+                    .entry((
+                        d.modules,
+                        d.container,
+                        d.container_id,
+                        owner,
+                        class_level(d),
+                    ))
                     .or_insert(next)
             })
             .collect();
@@ -801,8 +822,8 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
             | Family::Python
             | Family::Go
             | Family::Java
-            | Family::Php
-            | Family::Ruby => symbol == SymbolKind::Method,
+            | Family::Php => symbol == SymbolKind::Method,
+            Family::Ruby => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
         },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }

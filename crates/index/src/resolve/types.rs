@@ -447,8 +447,11 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             // A function pointer field, or a C++ method.
             Family::C => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
             // `$x->f()` calls a method; a property holding a closure is called as
-            // `($x->f)()`. A Ruby call is a method's (`attr_reader`s are methods).
-            Family::Php | Family::Ruby => symbol == SymbolKind::Method,
+            // `($x->f)()`.
+            Family::Php => symbol == SymbolKind::Method,
+            // A Ruby call is an instance method's or a class method's (`Cart.create`, a
+            // function of its class); `attr_reader`s are methods.
+            Family::Ruby => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
         },
         _ => matches!(
             symbol,
