@@ -60,72 +60,83 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         )
         .collect();
     write(root, "src/wide.rs", &utf16);
-    let deep = format!(
-        "fn deep() {{ let x = {}1{}; }}\npub fn after_deep() {{}}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "src/deep.rs", deep.as_bytes());
-    let deep_js = format!(
-        "const d = {}1{};\nfunction afterDeepJs() {{}}\n",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
-    );
-    write(root, "web/deep.js", deep_js.as_bytes());
-    let deep_py = format!(
-        "d = {}1{}\ndef after_deep_py():\n    pass\n",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
-    );
-    write(root, "py/deep.py", deep_py.as_bytes());
-    let deep_go = format!(
-        "package deep\n\nvar d = {}1{}\n\nfunc AfterDeepGo() {{}}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "go/deep.go", deep_go.as_bytes());
-    let deep_java = format!(
-        "class Deep {{ int d = {}1{}; }}\nclass AfterDeepJava {{}}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "java/Deep.java", deep_java.as_bytes());
-    let deep_csharp = format!(
-        "class Deep {{ int d = {}1{}; }}\nclass AfterDeepCSharp {{}}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "cs/Deep.cs", deep_csharp.as_bytes());
-    let deep_c = format!(
-        "int deep = {}1{};\nint after_deep_c(void) {{ return 1; }}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "c/deep.c", deep_c.as_bytes());
-    let deep_cpp = format!(
-        "namespace deep {{ int d = {}1{}; }}\nclass AfterDeepCpp {{ int m(); }};\nint AfterDeepCpp::m() {{ return m(); }}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "cpp/deep.cpp", deep_cpp.as_bytes());
+    // 100,000-deep nesting in each language, a definition after it (found below).
+    let nest =
+        |open: &str, close: &str| format!("{}1{}", open.repeat(100_000), close.repeat(100_000));
+    for (path, code, open, close) in [
+        (
+            "src/deep.rs",
+            "fn deep() { let x = NEST; }\npub fn after_deep() {}\n",
+            "(",
+            ")",
+        ),
+        (
+            "web/deep.js",
+            "const d = NEST;\nfunction afterDeepJs() {}\n",
+            "[",
+            "]",
+        ),
+        (
+            "py/deep.py",
+            "d = NEST\ndef after_deep_py():\n    pass\n",
+            "[",
+            "]",
+        ),
+        (
+            "go/deep.go",
+            "package deep\n\nvar d = NEST\n\nfunc AfterDeepGo() {}\n",
+            "(",
+            ")",
+        ),
+        (
+            "java/Deep.java",
+            "class Deep { int d = NEST; }\nclass AfterDeepJava {}\n",
+            "(",
+            ")",
+        ),
+        (
+            "cs/Deep.cs",
+            "class Deep { int d = NEST; }\nclass AfterDeepCSharp {}\n",
+            "(",
+            ")",
+        ),
+        (
+            "c/deep.c",
+            "int deep = NEST;\nint after_deep_c(void) { return 1; }\n",
+            "(",
+            ")",
+        ),
+        (
+            "cpp/deep.cpp",
+            "namespace deep { int d = NEST; }\nclass AfterDeepCpp { int m(); };\nint AfterDeepCpp::m() { return m(); }\n",
+            "(",
+            ")",
+        ),
+        (
+            "php/deep.php",
+            "<?php\n$d = NEST;\nfunction after_deep_php() { return 1; }\n",
+            "(",
+            ")",
+        ),
+        (
+            "rb/deep.rb",
+            "D = NEST\ndef after_deep_ruby\n  1\nend\n",
+            "[",
+            "]",
+        ),
+    ] {
+        write(
+            root,
+            path,
+            code.replace("NEST", &nest(open, close)).as_bytes(),
+        );
+    }
     // Export macros everywhere, and a class keyword with nothing after it.
     write(
         root,
         "cpp/macros.hpp",
         b"struct EXPORT AfterMacrosCpp final : Base {};\nclass A B C D {\nclass EXPORT\nclass",
     );
-    let deep_php = format!(
-        "<?php\n$d = {}1{};\nfunction after_deep_php() {{ return 1; }}\n",
-        "(".repeat(100_000),
-        ")".repeat(100_000)
-    );
-    write(root, "php/deep.php", deep_php.as_bytes());
-    let deep_ruby = format!(
-        "D = {}1{}\ndef after_deep_ruby\n  1\nend\n",
-        "[".repeat(100_000),
-        "]".repeat(100_000)
-    );
-    write(root, "rb/deep.rb", deep_ruby.as_bytes());
     // A module that includes itself, a class that is its own superclass.
     write(
         root,

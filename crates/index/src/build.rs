@@ -459,13 +459,17 @@ fn update(
     }
 
     if let (Some(patch), Some(index)) = (patch, &previous) {
+        // The language the patch parsed each file as (a header's depends on content).
+        let parsed_langs: HashMap<&str, Option<Lang>> = patch
+            .entries
+            .iter()
+            .map(|(parsed, _)| (parsed.row.path.as_str(), parsed.row.lang))
+            .collect();
         for file in &changed {
-            // The language the patch parsed the file as (a header's depends on content).
-            let lang = patch
-                .entries
-                .iter()
-                .find(|(parsed, _)| parsed.row.path == file.walked.path)
-                .and_then(|(parsed, _)| parsed.row.lang);
+            let lang = parsed_langs
+                .get(file.walked.path.as_str())
+                .copied()
+                .flatten();
             let lang = lang.map(Lang::as_str).unwrap_or("text");
             text::add_file(
                 &writer,
@@ -540,7 +544,11 @@ fn update(
         .into_iter()
         .chain(std::iter::repeat_with(|| None));
     for (file, edit) in changed.into_iter().zip(edits) {
-        let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
+        // A file the patch attempt parsed has its language decided (no second sniff).
+        let lang = edit.as_ref().map_or_else(
+            || Lang::of_file(Path::new(&file.walked.path), &file.content),
+            |parsed| parsed.row.lang,
+        );
         let old = renamed_from
             .get(file.walked.path.as_str())
             .filter(|old| Lang::of_file(Path::new(old), &file.content) == lang)

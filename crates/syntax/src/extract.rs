@@ -826,9 +826,10 @@ impl Extractor<'_> {
     fn name_text(&self, node: Node<'_>) -> String {
         let text = self.text(node);
         let prefix = self.support.kinds.syntax.name_prefix;
-        text.strip_prefix(prefix)
-            .filter(|rest| !prefix.is_empty() && !rest.is_empty())
-            .map_or_else(|| text.clone().into_owned(), str::to_owned)
+        match text.strip_prefix(prefix) {
+            Some(rest) if !prefix.is_empty() && !rest.is_empty() => rest.to_owned(),
+            _ => text.into_owned(),
+        }
     }
 
     fn definition(
