@@ -410,7 +410,11 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
             out.stream,
             "updated in {:.2}s{}: {}; {} files, {} symbols, {} references (generation {})",
             s.duration_ms as f64 / 1000.0,
-            if s.patched { " (patch)" } else { "" },
+            match (s.patched, s.resolved_files) {
+                (false, _) => String::new(),
+                (true, 0) => " (patch)".to_owned(),
+                (true, n) => format!(" (patch, references of {n} files resolved again)"),
+            },
             parts.join(", "),
             s.files,
             s.symbols,

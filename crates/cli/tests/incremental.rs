@@ -209,6 +209,19 @@ fn body_edit(rng: &mut SplitMix64, file: &Path, step: usize) -> String {
 
 /// One random change to the tree; returns what it did, for failure messages.
 fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
+    let choice = rng.below(15);
+    change(rng, root, step, choice)
+}
+
+/// An edit of one file that changes its interface: definitions or imports appended, a
+/// line cut, a name renamed throughout the file.
+fn interface_edit(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
+    let choice = rng.below(4);
+    change(rng, root, step, choice)
+}
+
+/// Change `choice` of those [`mutate`] makes.
+fn change(rng: &mut SplitMix64, root: &Path, step: usize, choice: usize) -> String {
     let files = source_files(root);
     let names = names_in(root);
     let Some(file) = files.get(rng.below(files.len().max(1))).cloned() else {
@@ -223,7 +236,7 @@ fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
         .unwrap_or(&file)
         .display()
         .to_string();
-    match rng.below(15) {
+    match choice {
         11..=13 => body_edit(rng, &file, step),
         0 | 1 => {
             let mut text = std::fs::read_to_string(&file).unwrap_or_default();
@@ -327,7 +340,7 @@ fn mutate(rng: &mut SplitMix64, root: &Path, step: usize) -> String {
 fn incremental_updates_equal_fresh_indexes() {
     let sequences = 32;
     let steps = 8;
-    let (mut compared, mut patched) = (0, 0);
+    let (mut compared, mut patched, mut interface_patches) = (0, 0, 0);
     for seed in 0..sequences {
         let repo = mixed_repo();
         let root = repo.path();
@@ -335,11 +348,16 @@ fn incremental_updates_equal_fresh_indexes() {
         let mut rng = SplitMix64::new(seed);
         let mut history = Vec::new();
         for step in 0..steps {
-            // Half the steps only edit bodies (a patch, mostly), half change anything.
-            let body_only = rng.below(2) == 0;
+            // A third of the steps only edit bodies (a patch, mostly), a third only edit
+            // interfaces (a patch that resolves what the edits reach, mostly), a third
+            // change anything.
+            let mode = rng.below(3);
+            let body_only = mode == 0;
             let mut edited = Vec::new();
             for _ in 0..1 + rng.below(3) {
-                if body_only {
+                if mode == 1 {
+                    history.push(interface_edit(&mut rng, root, step));
+                } else if body_only {
                     let files = source_files(root);
                     if let Some(file) = files.get(rng.below(files.len().max(1))) {
                         history.push(body_edit(&mut rng, file, step));
@@ -359,6 +377,7 @@ fn incremental_updates_equal_fresh_indexes() {
             let summary = build_index(root, &build, &|_| {}).expect("update");
             assert!(summary.incremental, "seed {seed}: update was a rebuild");
             patched += usize::from(summary.patched);
+            interface_patches += usize::from(summary.patched && summary.resolved_files > 0);
             let updated = Index::open(root).expect("open").dump().expect("dump");
             let fresh = fresh_dump(root);
             if updated != fresh {
@@ -372,11 +391,19 @@ fn incremental_updates_equal_fresh_indexes() {
         }
     }
     assert_eq!(compared, sequences * steps as u64);
-    eprintln!("{compared} updates compared with fresh indexes, {patched} of them patches");
-    // Both update paths were exercised.
+    eprintln!(
+        "{compared} updates compared with fresh indexes, {patched} of them patches, \
+         {interface_patches} of those after interface edits"
+    );
+    // Every update path was exercised: patches of body edits, patches of interface edits
+    // (definitions and imports added, removed, renamed), full resolutions.
     assert!(
         patched > 10 && patched < compared as usize,
         "{patched}/{compared}"
+    );
+    assert!(
+        interface_patches > 10 && interface_patches < patched,
+        "{interface_patches}/{patched}"
     );
 }
 
@@ -388,6 +415,61 @@ fn diff_lines(updated: &str, fresh: &str) -> Vec<String> {
         .chain(b.difference(&a).map(|l| format!("+ fresh only:   {l}")))
         .take(40)
         .collect()
+}
+
+#[test]
+fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
+    let repo = mixed_repo();
+    let root = repo.path();
+    build_index(root, &options(false), &|_| {}).expect("first build");
+    // A function inserted before every definition of config.rs (each of its symbols moves
+    // to a new id) and one renamed; session.rs uses `Config` and is not edited.
+    let config = root.join("rust-basic/src/config.rs");
+    let text = std::fs::read_to_string(&config).expect("read");
+    let edited = text
+        .replacen(
+            "/// Settings",
+            "pub fn inserted_first() {}\n\n/// Settings",
+            1,
+        )
+        .replace("fn default_retries", "fn default_attempts")
+        .replace("default_retries()", "default_attempts()");
+    std::fs::write(&config, edited).expect("edit");
+    let output = mcursor(root, &["--json", "index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert_eq!(json["patched"], true, "{json}");
+    let (resolved, files) = (json["resolved_files"].as_u64(), json["files"].as_u64());
+    assert!(
+        resolved.is_some_and(|r| r >= 1) && resolved < files,
+        "{resolved:?} of {files:?} files resolved again"
+    );
+    // The untouched file's reference follows `Config` to its new id.
+    let refs = stdout(&mcursor(root, &["refs", "Config"]));
+    assert!(refs.contains("rust-basic/src/session.rs:1"), "{refs}");
+    let updated = Index::open(root).expect("open").dump().expect("dump");
+    let fresh = fresh_dump(root);
+    assert!(
+        updated == fresh,
+        "{}",
+        diff_lines(&updated, &fresh).join("\n")
+    );
+    // A body edit on top of it is a patch again, over the same base.
+    let text = std::fs::read_to_string(&config).expect("read") + "// note\n";
+    std::fs::write(&config, text).expect("edit");
+    let output = mcursor(root, &["--json", "index"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert_eq!(
+        (json["patched"].as_bool(), json["resolved_files"].as_u64()),
+        (Some(true), Some(0)),
+        "{json}"
+    );
+    let updated = Index::open(root).expect("open").dump().expect("dump");
+    assert!(
+        updated == fresh_dump(root),
+        "{}",
+        diff_lines(&updated, &fresh_dump(root)).join("\n")
+    );
 }
 
 #[test]

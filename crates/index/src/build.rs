@@ -11,7 +11,7 @@
 //! A reader takes the generation from the text index's committed payload and opens the
 //! graph file of that generation, so it always sees a matching pair.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -20,7 +20,7 @@ use mcursor_syntax::{Lang, ParseConfig, parse_source};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cache;
+use crate::cache::{self, CacheEntry};
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
 use crate::resolve::{
@@ -29,6 +29,7 @@ use crate::resolve::{
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
 use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
+use mcursor_syntax::SymbolKind;
 
 /// Options of one build.
 #[derive(Debug, Clone)]
@@ -110,9 +111,13 @@ pub struct BuildSummary {
     pub unchanged: bool,
     /// The previous generation was updated (only changed files parsed), not rebuilt.
     pub incremental: bool,
-    /// The update was written as a patch over the previous store: every edit kept its
-    /// file's interface, so no name resolution across files was needed.
+    /// The update was written as a patch over the previous store: only the files its
+    /// edits reach were written again.
     pub patched: bool,
+    /// Files whose references this build resolved with the tables of the whole tree:
+    /// every file in a full resolution, those interface edits reach in a patch (see
+    /// `prepare_interface_patch`), none in a patch of edits that kept every interface.
+    pub resolved_files: usize,
     /// What changed since the previous generation (empty for a full build).
     pub changes: Changes,
 }
@@ -392,6 +397,7 @@ fn update(
             started,
             skipped,
             None,
+            0,
         )));
     }
 
@@ -407,7 +413,8 @@ fn update(
             &parse_config,
             &pool,
             &mut parsed_edits,
-        ),
+        )
+        .or_else(|| prepare_interface_patch(index, &changes, &changed, &pool, &mut parsed_edits)),
         None => None,
     };
     if let (Some(patch), Some((started, root_mtime))) = (&mut patch, walk_times) {
@@ -459,6 +466,7 @@ fn update(
     }
 
     if let (Some(patch), Some(index)) = (patch, &previous) {
+        let resolved = patch.resolved;
         // The language the patch parsed each file as (a header's depends on content).
         let parsed_langs: HashMap<&str, Option<Lang>> = patch
             .entries
@@ -506,6 +514,7 @@ fn update(
             started,
             skipped,
             Some(&changes),
+            resolved,
         )));
     }
     // Facts of kept files come from the cache; a file it lacks is parsed again.
@@ -719,6 +728,7 @@ fn update(
         unchanged: false,
         incremental,
         patched: false,
+        resolved_files: file_count,
         changes: changes.summary(),
     }))
 }
@@ -1047,6 +1057,7 @@ fn store_summary(
     started: Instant,
     skipped: Option<Vec<Skipped>>,
     changes: Option<&ChangeSet>,
+    resolved_files: usize,
 ) -> BuildSummary {
     let meta = store.meta();
     let files: Vec<_> = (0..store.file_count())
@@ -1085,6 +1096,7 @@ fn store_summary(
         unchanged: changes.is_none(),
         incremental: true,
         patched: changes.is_some(),
+        resolved_files,
         changes: changes.map(ChangeSet::summary).unwrap_or_default(),
     }
 }
@@ -1107,14 +1119,17 @@ pub(crate) fn text_only_counts<'a>(
     counts
 }
 
-/// Files earlier patches replaced that a new patch still carries along (see
-/// [`prepare_patch`]).
-const MAX_CARRIED_PATCHED_FILES: usize = 256;
+/// The most files one patch replaces (this update's and those earlier patches of the
+/// same base replaced, which it carries along): past it, the update resolves the whole
+/// tree and writes a fresh base. Each carried file costs every later patch its records.
+const MAX_PATCH_FILES: usize = 1000;
 
 /// A patch ready to commit: new records of the files it replaces (this update's edits and
 /// the files earlier patches of the same base replaced), and their cache entries.
 struct Patch {
     data: store::StoreData,
+    /// Files whose references it resolved with the whole tree's tables.
+    resolved: usize,
     ids: Vec<u32>,
     entries: Vec<(ParsedFile, FileMemo)>,
 }
@@ -1146,7 +1161,7 @@ fn prepare_patch(
         .iter()
         .filter(|&&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
         .count();
-    if carried > MAX_CARRIED_PATCHED_FILES {
+    if carried + changed.len() > MAX_PATCH_FILES {
         return None;
     }
     for &id in &earlier {
@@ -1194,7 +1209,13 @@ fn prepare_patch(
                     .get(path)
                     .filter(|e| e.hash == info.hash)
                     .ok_or_else(|| why("no cached facts"))?;
-                let memo = old.memo.as_ref().ok_or_else(|| why("no memo"))?;
+                // A memo holds the ids of the generation that wrote it: a patch since may
+                // have moved the symbols it points to.
+                let memo = old
+                    .memo
+                    .as_ref()
+                    .and_then(|m| m.map_targets(|sid| store.current(sid)))
+                    .ok_or_else(|| why("no memo"))?;
                 let parsed = parsed.as_ref().ok_or_else(|| why("not parsed"))?;
                 if parsed.row.lang != info.lang || parsed.package_name != old.package_name {
                     return Err(why("language or package name changed"));
@@ -1205,7 +1226,7 @@ fn prepare_patch(
                     (Some(new), Some(previous)) if new.interface_eq(previous) => (
                         new.symbol_rows(fid, start, &name_id, &prefix_of)
                             .ok_or_else(|| why("a symbol without its name"))?,
-                        rows_from_memo(new, memo, fid, start, &target_name, &name_id)
+                        rows_from_memo(new, &memo, fid, start, &target_name, &name_id)
                             .ok_or_else(|| why("a use the memo does not know"))?,
                     ),
                     _ => return Err(why("its interface changed")),
@@ -1214,7 +1235,7 @@ fn prepare_patch(
                     return Err(why("symbol count changed"));
                 }
                 let range = (info.symbols.start, info.symbols.end);
-                Ok((memo.clone(), symbols, refs, range))
+                Ok((memo, symbols, refs, range))
             })
             .collect()
     });
@@ -1315,9 +1336,18 @@ fn prepare_patch(
         .zip(&entries)
         .filter_map(|(&id, (parsed, _))| Some((id, parsed.facts.as_ref()?)))
         .collect();
+    let patched_symbol = |sid: u32| {
+        store
+            .symbol(sid)
+            .is_some_and(|s| ids.binary_search(&s.file).is_ok())
+    };
     let mut implementations = Vec::new();
     for record in store.all_implementations() {
-        if !ids.contains(&record.file) {
+        if ids.binary_search(&record.file).is_err() {
+            // Another file's record that names a patched symbol: the patch answers for it.
+            if patched_symbol(record.supertype) || record.implementor.is_some_and(patched_symbol) {
+                implementations.push(record);
+            }
             continue;
         }
         let container = facts_of
@@ -1331,6 +1361,16 @@ fn prepare_patch(
             ..record
         });
     }
+    // Override pairs with a side in a patched file: the patch answers for them.
+    let mut overrides: Vec<(u32, u32)> = Vec::new();
+    for &id in &ids {
+        for sid in store.file(id)?.symbols {
+            overrides.extend(store.overridden_by(sid).into_iter().map(|o| (sid, o)));
+            overrides.extend(store.implementations_of(sid).into_iter().map(|m| (m, sid)));
+        }
+    }
+    overrides.sort_unstable();
+    overrides.dedup();
     let base_meta = store.meta();
     let grown: i64 = changed
         .iter()
@@ -1349,18 +1389,384 @@ fn prepare_patch(
         ..base_meta
     };
     Some(Patch {
+        // The names and remap of the generation it replaces, unchanged: this patch keeps
+        // every interface.
         data: store::StoreData {
-            names: Vec::new(),
+            names: store.patch_names(),
             files,
             symbols,
             refs,
-            overrides: Vec::new(),
+            overrides,
             implementations,
+            remap: store.remap().to_vec(),
             meta,
         },
         ids,
         entries,
+        resolved: 0,
     })
+}
+
+/// The update as a patch when edits changed interfaces (definitions added, removed,
+/// renamed or retyped; imports added or removed): name resolution runs with the tables
+/// of the whole tree, but only for the files whose references those changes can reach
+/// (see [`CompactFacts::changed_names`]: the edited files, every file written with a
+/// changed name, closed over definitions typed by one) and the files earlier patches
+/// replaced. Untouched files keep their records and their symbols' ids; an edited file
+/// whose definitions changed takes fresh ids, remapped from its old ones. `None` (with
+/// the edits left in `parsed` for the full build) past [`MAX_PATCH_FILES`] or when an
+/// edit reaches further than names can follow.
+fn prepare_interface_patch(
+    index: &crate::Index,
+    changes: &ChangeSet,
+    changed: &[ReadFile<'_>],
+    pool: &rayon::ThreadPool,
+    parsed: &mut [Option<ParsedFile>],
+) -> Option<Patch> {
+    let refuse = |reason: &str| {
+        if std::env::var_os("MCURSOR_TRACE").is_some() {
+            eprintln!("[mcursor] not an interface patch: {reason}");
+        }
+    };
+    if changes.all.iter().any(|c| c.change != Change::Modified)
+        || parsed.iter().any(Option::is_none)
+    {
+        return None;
+    }
+    let timer = Instant::now();
+    let store = index.store();
+    let file_count = store.file_count();
+    let mut cached = cache::load(&index.dir);
+    trace(&timer, "cache loaded");
+    // Per edited file: its id and what its edit changed (`None`: its interface is as it
+    // was, so it keeps its symbol ids).
+    let mut edited: HashMap<u32, usize> = HashMap::new();
+    let mut names: HashSet<String> = HashSet::new();
+    let mut remapped: Vec<u32> = Vec::new();
+    for (i, (file, parsed)) in changed.iter().zip(parsed.iter()).enumerate() {
+        let parsed = parsed.as_ref()?;
+        let path = file.walked.path.as_str();
+        let fid = store.file_id(path)?;
+        let info = store.file(fid)?;
+        let Some(old) = cached.get(path).filter(|e| e.hash == info.hash) else {
+            refuse(&format!("{path}: no cached facts"));
+            return None;
+        };
+        if parsed.row.lang != info.lang || parsed.package_name != old.package_name {
+            refuse(&format!("{path}: language or package name changed"));
+            return None;
+        }
+        edited.insert(fid, i);
+        match (&parsed.facts, &old.facts) {
+            (None, None) => {}
+            (Some(new), Some(previous)) if new.interface_eq(previous) => {}
+            (Some(new), Some(previous)) => {
+                let includes_leak = parsed.family() == Some(mcursor_syntax::Family::C);
+                match new.changed_names(previous, includes_leak) {
+                    Ok(found) => names.extend(found),
+                    Err(reason) => {
+                        refuse(&format!("{path}: {reason}"));
+                        return None;
+                    }
+                }
+                remapped.push(fid);
+            }
+            _ => {
+                refuse(&format!("{path}: facts appeared or vanished"));
+                return None;
+            }
+        }
+    }
+    // Every other file as the store has it, from the cache.
+    let mut rows: Vec<Option<(FileRow, CacheEntry)>> = Vec::with_capacity(file_count as usize);
+    for fid in 0..file_count {
+        let info = store.file(fid)?;
+        if edited.contains_key(&fid) {
+            rows.push(None);
+            continue;
+        }
+        let Some(entry) = cached.remove(info.path).filter(|e| e.hash == info.hash) else {
+            refuse(&format!("{}: no cached facts", info.path));
+            return None;
+        };
+        let count = entry.facts.as_ref().map_or(0, |f| f.definitions.len());
+        if count != info.symbols.len() {
+            refuse(&format!(
+                "{}: cached facts disagree with the store",
+                info.path
+            ));
+            return None;
+        }
+        rows.push(Some((file_row(&info), entry)));
+    }
+    drop(cached);
+    let facts_of = |fid: u32| -> Option<&CompactFacts> {
+        match edited.get(&fid) {
+            Some(&i) => parsed[i].as_ref()?.facts.as_ref(),
+            None => rows[fid as usize].as_ref()?.1.facts.as_ref(),
+        }
+    };
+    // Close the names over definitions whose type follows from one.
+    for _ in 0..MAX_TYPE_ROUNDS {
+        let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();
+        let found: Vec<String> = pool.install(|| {
+            (0..file_count)
+                .into_par_iter()
+                .filter_map(facts_of)
+                .flat_map_iter(|f| f.definitions_typed_by(&set))
+                .collect()
+        });
+        let before = names.len();
+        names.extend(found);
+        if names.len() == before {
+            break;
+        }
+    }
+    let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();
+    let earlier: HashSet<u32> = store.patched_files().into_iter().collect();
+    let affected: Vec<u32> = pool.install(|| {
+        (0..file_count)
+            .into_par_iter()
+            .filter(|fid| {
+                edited.contains_key(fid)
+                    || earlier.contains(fid)
+                    || facts_of(*fid).is_some_and(|f| f.mentions(&set))
+            })
+            .collect()
+    });
+    trace(&timer, "reached files found");
+    if affected.len() > MAX_PATCH_FILES {
+        refuse(&format!(
+            "{} changed names reach {} files",
+            names.len(),
+            affected.len()
+        ));
+        return None;
+    }
+    // From here on nothing refuses: the edits move into the tree's files.
+    let mut files: Vec<ParsedFile> = Vec::with_capacity(file_count as usize);
+    for (fid, row) in rows.into_iter().enumerate() {
+        match row {
+            Some((row, entry)) => files.push(entry.into_parsed(row)),
+            None => {
+                let i = edited[&(fid as u32)];
+                files.push(parsed[i].take()?);
+            }
+        }
+    }
+    let (data, memos) = pool.install(|| {
+        crate::resolve::resolve_some(&files, store::IndexMeta::default(), Some(&affected))
+    });
+    trace(&timer, "reached files resolved");
+
+    // Table ids to ids now: untouched files keep theirs, files whose definitions changed
+    // take fresh ranges after every id in use.
+    let mut next = store.symbol_id_end();
+    let mut start_of: Vec<u32> = Vec::with_capacity(files.len());
+    for (fid, file) in data.files.iter().enumerate() {
+        let fid = fid as u32;
+        if remapped.contains(&fid) {
+            start_of.push(next);
+            next += file.symbols.1 - file.symbols.0;
+        } else {
+            start_of.push(store.file(fid)?.symbols.start);
+        }
+    }
+    let to_store = |sid: u32| -> u32 {
+        match data.symbols.get(sid as usize) {
+            Some(row) => {
+                let file = row.file as usize;
+                start_of[file] + (sid - data.files[file].symbols.0)
+            }
+            None => store::NONE,
+        }
+    };
+    let file_of = |sid: u32| data.symbols.get(sid as usize).map(|row| row.file);
+    // Names the base lacks get ids after the base's, in sorted order.
+    let patch_set: HashSet<u32> = affected.iter().copied().collect();
+    let in_patch = |sid: u32| file_of(sid).is_some_and(|f| patch_set.contains(&f));
+    let mut new_names: BTreeSet<&str> = BTreeSet::new();
+    let name_of = |id: u32| data.names.get(id as usize).map_or("", String::as_str);
+    for &fid in &affected {
+        let (start, end) = data.files[fid as usize].symbols;
+        for row in &data.symbols[start as usize..end as usize] {
+            new_names.insert(name_of(row.name));
+        }
+    }
+    for refs in &data.refs {
+        new_names.insert(name_of(refs.name));
+    }
+    new_names.retain(|n| store.base_name_id(n).is_none());
+    let new_names: Vec<String> = new_names.into_iter().map(str::to_owned).collect();
+    let name_id = |id: u32| -> u32 {
+        let name = name_of(id);
+        store.base_name_id(name).unwrap_or_else(|| {
+            let local = new_names.partition_point(|n| n.as_str() < name) as u32;
+            store.base_name_count() + local
+        })
+    };
+    let translate = |sid: u32| {
+        if sid == store::NONE {
+            sid
+        } else {
+            to_store(sid)
+        }
+    };
+
+    // The remap: files whose definitions changed now, by qualified name and kind (the
+    // n-th of a kind keeps the id of the n-th before); other files' entries as they were.
+    let mut remap: Vec<(u32, u32)> = Vec::new();
+    for &fid in &remapped {
+        let mut now: HashMap<(String, SymbolKind), Vec<u32>> = HashMap::new();
+        let (start, end) = data.files[fid as usize].symbols;
+        for sid in (start..end).rev() {
+            let row = &data.symbols[sid as usize];
+            now.entry((row.qualified.clone(), row.kind))
+                .or_default()
+                .push(to_store(sid));
+        }
+        let mut moved: HashMap<u32, u32> = HashMap::new();
+        for old in store.file(fid)?.symbols {
+            if let Some(s) = store.symbol(old)
+                && let Some(new) = now.get_mut(&(s.qualified_name, s.kind)).and_then(Vec::pop)
+            {
+                moved.insert(old, new);
+            }
+        }
+        for base_id in store.base_symbols(fid) {
+            let new = store
+                .current(base_id)
+                .and_then(|id| moved.get(&id).copied())
+                .unwrap_or(store::NONE);
+            remap.push((base_id, new));
+        }
+    }
+    let remapped_base: Vec<std::ops::Range<u32>> = remapped
+        .iter()
+        .map(|&fid| store.base_symbols(fid))
+        .collect();
+    remap.extend(
+        store
+            .remap()
+            .iter()
+            .filter(|(old, _)| !remapped_base.iter().any(|r| r.contains(old))),
+    );
+    remap.sort_unstable();
+
+    // The patch's records.
+    let mut file_rows = Vec::with_capacity(affected.len());
+    let mut symbols = Vec::new();
+    for &fid in &affected {
+        let (start, end) = data.files[fid as usize].symbols;
+        let first = start_of[fid as usize];
+        let mut row = files[fid as usize].row.clone();
+        row.symbols = (first, first + (end - start));
+        file_rows.push(row);
+        for s in &data.symbols[start as usize..end as usize] {
+            let name = name_of(s.name);
+            symbols.push(SymbolRow {
+                name: name_id(s.name),
+                parent: translate(s.parent),
+                qualified: s
+                    .qualified
+                    .strip_suffix(name)
+                    .unwrap_or(&s.qualified)
+                    .to_owned(),
+                ..s.clone()
+            });
+        }
+    }
+    let mut refs: Vec<RefRow> = data
+        .refs
+        .iter()
+        .map(|r| RefRow {
+            name: name_id(r.name),
+            target: translate(r.target),
+            enclosing: translate(r.enclosing),
+            ..*r
+        })
+        .collect();
+    refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
+    let overrides: Vec<(u32, u32)> = data
+        .overrides
+        .iter()
+        .filter(|&&(member, overridden)| in_patch(member) || in_patch(overridden))
+        .map(|&(member, overridden)| (to_store(member), to_store(overridden)))
+        .collect();
+    let implementations: Vec<store::ImplRecord> = data
+        .implementations
+        .iter()
+        .filter(|r| {
+            patch_set.contains(&r.file)
+                || in_patch(r.supertype)
+                || r.implementor.is_some_and(in_patch)
+        })
+        .map(|r| store::ImplRecord {
+            supertype: to_store(r.supertype),
+            implementor: r.implementor.map(to_store),
+            ..r.clone()
+        })
+        .collect();
+    let mut entries = Vec::with_capacity(affected.len());
+    let mut slots: Vec<Option<ParsedFile>> = files.into_iter().map(Some).collect();
+    for (&fid, memo) in affected.iter().zip(memos) {
+        let memo = memo.map_targets(|sid| Some(to_store(sid)))?;
+        let mut parsed = slots[fid as usize].take()?;
+        parsed.row.symbols = file_rows[entries.len()].symbols;
+        entries.push((parsed, memo));
+    }
+    // The untouched files' facts and the whole tree's rows are freed off the critical
+    // path (about a second on a large tree).
+    std::thread::spawn(move || drop((slots, data)));
+    let base_meta = store.meta();
+    let grown: i64 = changed
+        .iter()
+        .filter_map(|f| {
+            Some(f.size as i64 - store.file(store.file_id(&f.walked.path)?)?.size as i64)
+        })
+        .sum();
+    let meta = store::IndexMeta {
+        built_unix_ms: unix_ms(),
+        source_bytes: base_meta.source_bytes.saturating_add_signed(grown),
+        generation: None,
+        patch_of: None,
+        patched_files: Vec::new(),
+        ..base_meta
+    };
+    trace(&timer, "interface patch prepared");
+    Some(Patch {
+        data: store::StoreData {
+            names: new_names,
+            files: file_rows,
+            symbols,
+            refs,
+            overrides,
+            implementations,
+            remap,
+            meta,
+        },
+        resolved: affected.len(),
+        ids: affected,
+        entries,
+    })
+}
+
+/// Rounds of following changed names into the definitions typed by them (a type alias
+/// of a type alias ...): what is still growing after them reaches too far to patch.
+const MAX_TYPE_ROUNDS: usize = 4;
+
+/// The row of a file as the store records it.
+fn file_row(info: &FileInfo<'_>) -> FileRow {
+    FileRow {
+        path: info.path.to_owned(),
+        lang: info.lang,
+        size: info.size,
+        mtime_ns: info.mtime_ns,
+        hash: info.hash,
+        syntax_errors: info.syntax_errors,
+        timed_out: info.timed_out,
+        symbols: (info.symbols.start, info.symbols.end),
+    }
 }
 
 /// Writes `.mcursor/.gitignore` (`*`) unless it exists, so the index never shows up in

@@ -21,6 +21,7 @@
 //! | overrides | `(member, overridden)` symbol id pairs sorted by member: a method that implements a trait's, an interface's or a base class's |
 //! | overridden_by | the same pairs as `(overridden, member)`, sorted by overridden |
 //! | implementations | one record per declared supertype: an `impl Trait for Type`, a blanket impl, a class's `extends`/`implements`, a supertrait; sorted by (supertype, file, line) |
+//! | remap | in a patch, `(base id, id now)` pairs sorted by base id: where the symbols of files whose definitions changed went (`u32::MAX`: removed); empty otherwise |
 //! | meta | JSON build summary |
 
 use std::collections::{BTreeMap, HashMap};
@@ -36,7 +37,7 @@ use crate::error::{IndexError, IoContext, Result};
 
 const MAGIC: &[u8; 8] = b"MCURGRPH";
 /// Bumped whenever the layout of any section changes.
-pub const FORMAT_VERSION: u32 = 5;
+pub const FORMAT_VERSION: u32 = 6;
 const HEADER_BYTES: usize = 24;
 const SECTION_ENTRY_BYTES: usize = 24;
 
@@ -60,9 +61,10 @@ enum Section {
     Overrides = 9,
     OverriddenBy = 10,
     Implementations = 11,
+    Remap = 12,
 }
 
-const SECTIONS: [Section; 11] = [
+const SECTIONS: [Section; 12] = [
     Section::Strings,
     Section::Names,
     Section::Files,
@@ -74,6 +76,7 @@ const SECTIONS: [Section; 11] = [
     Section::Overrides,
     Section::OverriddenBy,
     Section::Implementations,
+    Section::Remap,
 ];
 
 /// How a type came to implement or extend another.
@@ -240,12 +243,14 @@ pub(crate) struct StoreData {
     pub symbols: Vec<SymbolRow>,
     pub refs: Vec<RefRow>,
     /// `(member, overridden)`: trait, interface and base-class members their
-    /// implementations answer for. Empty in a patch (a patch keeps every interface, so the
-    /// base's pairs stay true).
+    /// implementations answer for. In a patch, every pair with a side in a patched file.
     pub overrides: Vec<(u32, u32)>,
-    /// Declared supertypes. In a patch, those of the patched files only (their
-    /// positions may have moved; the rest are the base's).
+    /// Declared supertypes. In a patch, every record whose file, supertype or
+    /// implementor is a patched file's (the rest are the base's).
     pub implementations: Vec<ImplRecord>,
+    /// In a patch, `(base id, id now or NONE)` sorted by base id, for the files whose
+    /// symbols took fresh ids (see [`Store`]); empty otherwise.
+    pub remap: Vec<(u32, u32)>,
     pub meta: IndexMeta,
 }
 
@@ -363,8 +368,14 @@ fn encode_section<'a>(
                     put_u32(&mut out, v);
                 }
                 out.extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
-                let name = data.names.get(s.name as usize).map_or("", String::as_str);
-                let prefix = qualified_prefix(&s.qualified, name);
+                // A patch's rows hold the prefix already (its names are not all here).
+                let prefix = match data.meta.patch_of {
+                    Some(_) => s.qualified.as_str(),
+                    None => {
+                        let name = data.names.get(s.name as usize).map_or("", String::as_str);
+                        qualified_prefix(&s.qualified, name)
+                    }
+                };
                 for text in [prefix, &s.signature, &s.doc] {
                     let (o, l) = strings.add(text);
                     put_u32(&mut out, o);
@@ -406,6 +417,12 @@ fn encode_section<'a>(
                 .collect();
             by_file.par_sort_unstable();
             out = by_file.iter().flat_map(|k| k[3].to_le_bytes()).collect();
+        }
+        Section::Remap => {
+            for &(old, new) in &data.remap {
+                put_u32(&mut out, old);
+                put_u32(&mut out, new);
+            }
         }
         Section::Overrides | Section::OverriddenBy => {
             let mut pairs: Vec<(u32, u32)> = if section == Section::Overrides {
@@ -475,7 +492,8 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
     let mut table = Vec::with_capacity(SECTIONS.len());
     // The sections without strings are encoded on another thread while the ones that
     // add strings go through the (sequential) strings builder.
-    const PLAIN: [Section; 6] = [
+    const PLAIN: [Section; 7] = [
+        Section::Remap,
         Section::SymbolsByName,
         Section::Refs,
         Section::RefsByFile,
@@ -542,9 +560,10 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
 }
 
 /// Writes generation `generation` as a patch over the full store of `base`: `data` holds
-/// the records of the files in `patched` (their ids in the base, ascending) with global
-/// symbol and name ids, no names section, and each symbol's `qualified` holding only the
-/// prefix before its name.
+/// the records of the files in `patched` (their ids in the base, ascending) and the
+/// records that mention them (see [`Store`]) with ids as they are now, the names the base
+/// lacks (sorted; their ids follow the base's), the remap, and each symbol's `qualified`
+/// holding only the prefix before its name.
 pub(crate) fn write_patch(
     dir: &Path,
     mut data: StoreData,
@@ -554,7 +573,6 @@ pub(crate) fn write_patch(
 ) -> Result<PathBuf> {
     data.meta.patch_of = Some(base);
     data.meta.patched_files = patched.to_vec();
-    data.names.clear();
     write(dir, &data, generation)
 }
 
@@ -687,6 +705,7 @@ impl Layer {
             (Section::Overrides, 8),
             (Section::OverriddenBy, 8),
             (Section::Implementations, IMPL_RECORD),
+            (Section::Remap, 8),
         ] {
             if !store.sections.contains_key(&(section as u32))
                 || !store.section(section).len().is_multiple_of(record)
@@ -791,8 +810,13 @@ impl Layer {
         (self.section(Section::Symbols).len() / SYMBOL_RECORD) as u32
     }
 
-    /// Record `index` of this layer as symbol `id`, its name from `names`.
-    fn symbol<'a>(&'a self, index: u32, id: u32, names: &'a Layer) -> Option<SymbolInfo<'a>> {
+    /// Record `index` of this layer as symbol `id`, its name by `name_of`.
+    fn symbol<'a>(
+        &'a self,
+        index: u32,
+        id: u32,
+        name_of: impl Fn(u32) -> &'a str,
+    ) -> Option<SymbolInfo<'a>> {
         let symbols = self.section(Section::Symbols);
         let at = index as usize * SYMBOL_RECORD;
         if at + SYMBOL_RECORD > symbols.len() {
@@ -800,7 +824,7 @@ impl Layer {
         }
         let u = |i: usize| le_u32(symbols, at + i * 4);
         let parent = u(2);
-        let name = names.name(u(0));
+        let name = name_of(u(0));
         Some(SymbolInfo {
             id,
             name,
@@ -832,11 +856,18 @@ impl Layer {
         le_u32(symbols, at)
     }
 
-    /// Ids of the symbols named exactly `name`, ordered by file and line.
-    pub fn symbols_named(&self, name: &str) -> Vec<u32> {
-        let Some(name_id) = self.name_id(name) else {
-            return Vec::new();
-        };
+    /// The file of symbol record `id` (`u32::MAX` out of range).
+    fn symbol_file(&self, id: u32) -> u32 {
+        let symbols = self.section(Section::Symbols);
+        let at = id as usize * SYMBOL_RECORD;
+        if at + SYMBOL_RECORD > symbols.len() {
+            return NONE;
+        }
+        le_u32(symbols, at + 4)
+    }
+
+    /// The symbol records named `name_id`, ordered by file and line.
+    fn symbols_with_name(&self, name_id: u32) -> Vec<u32> {
         let index = self.section(Section::SymbolsByName);
         let count = (index.len() / 4) as u32;
         let at = |i: u32| le_u32(index, i as usize * 4);
@@ -893,6 +924,14 @@ impl Layer {
         (first..count)
             .take_while(move |&i| name_at(i) == name_id)
             .filter_map(|i| self.reference(i))
+    }
+
+    /// Every pair of a pairs section, in order.
+    fn pairs(&self, section: Section) -> Vec<(u32, u32)> {
+        self.section(section)
+            .chunks_exact(8)
+            .map(|pair| (le_u32(pair, 0), le_u32(pair, 4)))
+            .collect()
     }
 
     /// The second ids of the pairs in `section` whose first id is `first`.
@@ -966,7 +1005,8 @@ struct Patched {
     file: u32,
     /// Its record in the patch's files section.
     record: u32,
-    /// Its symbols' ids (the same as in the base: a patch keeps the symbol layout).
+    /// Its symbols' ids now: the base's when the patches kept its definitions, a range
+    /// past the base's ids (see [`Store`]) when they changed.
     symbols: std::ops::Range<u32>,
     /// Where its symbols start in the patch's symbols section.
     first_symbol_record: u32,
@@ -974,15 +1014,32 @@ struct Patched {
 
 /// A read-only, memory-mapped generation of the store.
 ///
-/// A generation is one store file, or a patch over a base generation: the patch holds
-/// new records for a few files (same paths, same symbol ids, their references) and the
-/// base holds everything else. Lookups answer from the patch for patched files and from
-/// the base for the rest, so callers see one consistent generation either way.
+/// A generation is one store file, or a patch over a base generation. The patch holds
+/// new records for some files (same paths and file ids) and every record that mentions
+/// one of them or one of their symbols (overrides, implementations), except references
+/// from other files; the base holds everything else. Lookups answer from the patch for
+/// patched files and from the base for the rest, so callers see one generation either
+/// way.
+///
+/// A patched file whose definitions changed gets a fresh range of symbol ids past the
+/// base's; the patch's remap section says which of its base ids live on under which new
+/// id, and which are gone. Base records of other files (their references, mostly) are
+/// translated through it as they are read, so ids of untouched symbols never change and
+/// no untouched file is rewritten.
 pub struct Store {
     top: Layer,
     base: Option<Layer>,
-    /// Sorted by file id (and so by symbol ids).
+    /// Sorted by file id and so by record.
     patched: Vec<Patched>,
+    /// Indices into `patched`, sorted by their symbol ranges.
+    by_symbol: Vec<usize>,
+    /// `(base id, id now or NONE)`, sorted.
+    remap: Vec<(u32, u32)>,
+    /// Names of the base; a patch's own names get the ids after them.
+    base_names: u32,
+    /// One past the largest symbol id.
+    symbol_end: u32,
+    live_symbols: u32,
 }
 
 impl Store {
@@ -991,10 +1048,16 @@ impl Store {
         let top = Layer::open(path)?;
         let meta = top.meta();
         let Some(base_generation) = meta.patch_of else {
+            let count = top.symbol_count();
             return Ok(Store {
+                base_names: top.name_count(),
                 top,
                 base: None,
                 patched: Vec::new(),
+                by_symbol: Vec::new(),
+                remap: Vec::new(),
+                symbol_end: count,
+                live_symbols: count,
             });
         };
         let corrupt = |detail: &str| IndexError::Corrupt {
@@ -1013,16 +1076,38 @@ impl Store {
         if ids.len() != top.file_count() as usize || !ids.is_sorted_by(|a, b| a < b) {
             return Err(corrupt("a patch's file list disagrees with its records"));
         }
-        let limit = base.symbol_count();
+        let base_count = base.symbol_count();
+        let remap = top.pairs(Section::Remap);
+        if !remap.is_sorted_by(|a, b| a.0 < b.0) || remap.iter().any(|&(old, _)| old >= base_count)
+        {
+            return Err(corrupt("a patch's remap is out of order"));
+        }
         let mut patched = Vec::with_capacity(ids.len());
         let mut first_symbol_record = 0;
+        let removed = remap.len() as u32;
+        let mut added = 0u32;
         for (record, &file) in ids.iter().enumerate() {
-            let (Some(new), Some(old)) = (top.file(record as u32, limit), base.file(file, limit))
-            else {
+            let (Some(new), Some(old)) = (
+                top.file(record as u32, u32::MAX),
+                base.file(file, base_count),
+            ) else {
                 return Err(corrupt("a patched file is missing"));
             };
-            if new.path != old.path || new.symbols != old.symbols {
+            // A file keeps its base ids, or takes fresh ones and remaps all of its old ones.
+            let remapped = remap
+                .binary_search_by_key(&old.symbols.start, |p| p.0)
+                .is_ok()
+                || old.symbols.is_empty() && new.symbols.start >= base_count;
+            let fits = if remapped {
+                new.symbols.start >= base_count && new.symbols.start <= new.symbols.end
+            } else {
+                new.symbols == old.symbols
+            };
+            if new.path != old.path || !fits {
                 return Err(corrupt("a patched file does not match its base"));
+            }
+            if remapped {
+                added += new.symbols.len() as u32;
             }
             patched.push(Patched {
                 file,
@@ -1035,31 +1120,99 @@ impl Store {
         if first_symbol_record != top.symbol_count() {
             return Err(corrupt("a patch's symbols disagree with its files"));
         }
+        let mut by_symbol: Vec<usize> = (0..patched.len()).collect();
+        by_symbol.sort_by_key(|&i| patched[i].symbols.start);
+        let overlap = by_symbol
+            .windows(2)
+            .any(|w| patched[w[0]].symbols.end > patched[w[1]].symbols.start);
+        if overlap {
+            return Err(corrupt("a patch's symbol ranges overlap"));
+        }
+        let symbol_end = by_symbol
+            .last()
+            .map_or(base_count, |&i| patched[i].symbols.end.max(base_count));
         Ok(Store {
+            base_names: base.name_count(),
             top,
             base: Some(base),
             patched,
+            by_symbol,
+            remap,
+            symbol_end,
+            live_symbols: (base_count + added).saturating_sub(removed),
         })
     }
 
-    /// The layer holding every name, file path and unpatched record.
+    /// The layer holding every unpatched record.
     fn whole(&self) -> &Layer {
         self.base.as_ref().unwrap_or(&self.top)
     }
 
     fn patch_of_file(&self, file: u32) -> Option<&Patched> {
+        // A full store patches nothing.
+        self.base.as_ref()?;
         let i = self.patched.partition_point(|p| p.file < file);
         self.patched.get(i).filter(|p| p.file == file)
     }
 
+    /// The patched file whose symbols (ids now) include `id`.
     fn patch_of_symbol(&self, id: u32) -> Option<&Patched> {
-        let i = self.patched.partition_point(|p| p.symbols.end <= id);
-        self.patched.get(i).filter(|p| p.symbols.contains(&id))
+        let i = self
+            .by_symbol
+            .partition_point(|&p| self.patched[p].symbols.end <= id);
+        let p = &self.patched[*self.by_symbol.get(i)?];
+        p.symbols.contains(&id).then_some(p)
+    }
+
+    /// Whether symbol id `id` of the base belongs to a file this generation patches.
+    fn base_symbol_patched(&self, id: u32) -> bool {
+        self.base.is_some() && self.patch_of_file(self.whole().symbol_file(id)).is_some()
+    }
+
+    /// The id now of an id a base record holds: itself, its new id when a patch moved its
+    /// file's symbols, `None` when the patch removed it. Ids already current pass
+    /// through unchanged (no remapped base id is ever an id now).
+    pub(crate) fn current(&self, id: u32) -> Option<u32> {
+        match self.remap.binary_search_by_key(&id, |p| p.0) {
+            Ok(i) => Some(self.remap[i].1).filter(|&new| new != NONE),
+            Err(_) => Some(id),
+        }
+    }
+
+    /// The id of `name` among the base's names (a patch's own names are not).
+    pub(crate) fn base_name_id(&self, name: &str) -> Option<u32> {
+        self.whole().name_id(name)
+    }
+
+    pub(crate) fn base_name_count(&self) -> u32 {
+        self.base_names
+    }
+
+    /// File `file`'s symbol ids in the base.
+    pub(crate) fn base_symbols(&self, file: u32) -> std::ops::Range<u32> {
+        let whole = self.whole();
+        whole
+            .file(file, whole.symbol_count())
+            .map_or(0..0, |f| f.symbols)
+    }
+
+    /// The patch's remap, `(base id, id now or NONE)` sorted (empty for a full store).
+    pub(crate) fn remap(&self) -> &[(u32, u32)] {
+        &self.remap
     }
 
     /// Ids of the files this generation's patch replaces (empty when it is not a patch).
     pub(crate) fn patched_files(&self) -> Vec<u32> {
         self.patched.iter().map(|p| p.file).collect()
+    }
+
+    /// The names this generation's patch adds to its base's, sorted (their ids follow
+    /// the base's); empty for a full store.
+    pub(crate) fn patch_names(&self) -> Vec<String> {
+        match &self.base {
+            Some(_) => self.top.names().map(str::to_owned).collect(),
+            None => Vec::new(),
+        }
     }
 
     /// The generation whose full store this one builds on (itself when not a patch).
@@ -1079,27 +1232,50 @@ impl Store {
         self.top.meta()
     }
 
+    /// The layer holding a patch's own names (`None` for a full store).
+    fn added_names(&self) -> Option<&Layer> {
+        self.base.as_ref().map(|_| &self.top)
+    }
+
     pub fn name_count(&self) -> u32 {
-        self.whole().name_count()
+        self.base_names + self.added_names().map_or(0, Layer::name_count)
     }
 
     pub fn name(&self, id: u32) -> &str {
-        self.whole().name(id)
+        match (id.checked_sub(self.base_names), self.added_names()) {
+            (Some(local), Some(added)) => added.name(local),
+            _ => self.whole().name(id),
+        }
     }
 
     /// The id of an exact name, by binary search.
     pub fn name_id(&self, name: &str) -> Option<u32> {
-        self.whole().name_id(name)
+        self.whole().name_id(name).or_else(|| {
+            let local = self.added_names()?.name_id(name)?;
+            Some(self.base_names + local)
+        })
     }
 
     /// Ids of the names starting with `prefix`, in sorted order.
     pub fn names_with_prefix<'a>(&'a self, prefix: &'a str) -> impl Iterator<Item = u32> + 'a {
-        self.whole().names_with_prefix(prefix)
+        let base = self.whole().names_with_prefix(prefix);
+        let added = self
+            .added_names()
+            .into_iter()
+            .flat_map(move |layer| layer.names_with_prefix(prefix))
+            .map(move |local| self.base_names + local);
+        merge_sorted(base, added, move |&id| self.name(id))
     }
 
     /// All names, in sorted order.
     pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.whole().names()
+        let added = self.added_names().map_or(0, Layer::name_count);
+        merge_sorted(
+            0..self.base_names,
+            (0..added).map(|local| self.base_names + local),
+            |&id| self.name(id),
+        )
+        .map(|id| self.name(id))
     }
 
     pub fn file_count(&self) -> u32 {
@@ -1107,10 +1283,9 @@ impl Store {
     }
 
     pub fn file(&self, id: u32) -> Option<FileInfo<'_>> {
-        let limit = self.symbol_count();
         match self.patch_of_file(id) {
-            Some(p) => self.top.file(p.record, limit),
-            None => self.whole().file(id, limit),
+            Some(p) => self.top.file(p.record, self.symbol_end),
+            None => self.whole().file(id, self.whole().symbol_count()),
         }
     }
 
@@ -1119,30 +1294,71 @@ impl Store {
         self.whole().file_id(path)
     }
 
+    /// How many symbols this generation has.
     pub fn symbol_count(&self) -> u32 {
-        self.whole().symbol_count()
+        self.live_symbols
+    }
+
+    /// One past the largest symbol id (ids below it that a patch removed read as `None`).
+    pub fn symbol_id_end(&self) -> u32 {
+        self.symbol_end
     }
 
     pub fn symbol(&self, id: u32) -> Option<SymbolInfo<'_>> {
+        let name_of = |name: u32| self.name(name);
         match self.patch_of_symbol(id) {
-            Some(p) => self.top.symbol(
-                p.first_symbol_record + (id - p.symbols.start),
-                id,
-                self.whole(),
-            ),
-            None => self.whole().symbol(id, id, self.whole()),
+            Some(p) => self
+                .top
+                .symbol(p.first_symbol_record + (id - p.symbols.start), id, name_of),
+            None if self.remapped_away(id) => None,
+            None => self.whole().symbol(id, id, name_of),
         }
     }
 
-    /// The name id of symbol `id` (`u32::MAX` when out of range).
+    /// A base id of a file whose symbols a patch moved (never an id now).
+    fn remapped_away(&self, id: u32) -> bool {
+        self.remap.binary_search_by_key(&id, |p| p.0).is_ok()
+    }
+
+    /// The name id of symbol `id` (`u32::MAX` when there is none).
     pub(crate) fn symbol_name(&self, id: u32) -> u32 {
-        self.whole().symbol_name_id(id)
+        match self.patch_of_symbol(id) {
+            Some(p) => self
+                .top
+                .symbol_name_id(p.first_symbol_record + (id - p.symbols.start)),
+            None if self.remapped_away(id) => NONE,
+            None => self.whole().symbol_name_id(id),
+        }
     }
 
     /// Ids of the symbols named exactly `name`, ordered by file and line.
     pub fn symbols_named(&self, name: &str) -> Vec<u32> {
-        // A patch keeps each symbol's name and its order within its file.
-        self.whole().symbols_named(name)
+        let Some(name_id) = self.name_id(name) else {
+            return Vec::new();
+        };
+        let Some(base) = &self.base else {
+            return self.top.symbols_with_name(name_id);
+        };
+        let mut out: Vec<u32> = base
+            .symbols_with_name(name_id)
+            .into_iter()
+            .filter(|&id| !self.base_symbol_patched(id))
+            .collect();
+        let patched = self.top.symbols_with_name(name_id);
+        if patched.is_empty() {
+            return out;
+        }
+        for record in patched {
+            let i = self
+                .patched
+                .partition_point(|p| p.first_symbol_record <= record)
+                .saturating_sub(1);
+            if let Some(p) = self.patched.get(i) {
+                out.push(p.symbols.start + (record - p.first_symbol_record));
+            }
+        }
+        out.sort_by_key(|&id| self.symbol(id).map(|s| (s.file, s.line, s.column)));
+        out
     }
 
     /// Counted on demand (it walks the patched files' base references), not on open:
@@ -1159,6 +1375,15 @@ impl Store {
         base.ref_count().saturating_sub(replaced) + self.top.ref_count()
     }
 
+    /// A base reference with its ids as they are now (a removed target reads as none).
+    fn current_ref(&self, mut r: RefInfo) -> RefInfo {
+        if !self.remap.is_empty() {
+            r.target = r.target.and_then(|t| self.current(t));
+            r.enclosing = r.enclosing.and_then(|e| self.current(e));
+        }
+        r
+    }
+
     /// References whose target name is `name_id`, ordered by file and position.
     pub fn refs_named(&self, name_id: u32) -> Box<dyn Iterator<Item = RefInfo> + '_> {
         let Some(base) = &self.base else {
@@ -1166,7 +1391,8 @@ impl Store {
         };
         let kept = base
             .refs_named(name_id)
-            .filter(|r| self.patch_of_file(r.file).is_none());
+            .filter(|r| self.patch_of_file(r.file).is_none())
+            .map(|r| self.current_ref(r));
         let mut kept = kept.peekable();
         let mut patched = self.top.refs_named(name_id).peekable();
         let position = |r: &RefInfo| (r.file, r.line, r.column);
@@ -1179,15 +1405,43 @@ impl Store {
         }))
     }
 
+    /// The second ids of the pairs in `section` whose first id is `first`: the patch's
+    /// for a patched symbol, else the base's whose other side is not patched, and the
+    /// patch's.
+    fn paired(&self, section: Section, first: u32) -> Vec<u32> {
+        let Some(base) = &self.base else {
+            return self.top.paired(section, first);
+        };
+        let mut out = self.top.paired(section, first);
+        if self.patch_of_symbol(first).is_none() && !self.remapped_away(first) {
+            out.extend(
+                base.paired(section, first)
+                    .into_iter()
+                    .filter(|&other| !self.base_symbol_patched(other)),
+            );
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
     /// The trait, interface or base-class members symbol `id` implements or overrides.
     pub fn overridden_by(&self, id: u32) -> Vec<u32> {
-        self.whole().paired(Section::Overrides, id)
+        self.paired(Section::Overrides, id)
     }
 
     /// The members that implement or override symbol `id` (a trait's, an interface's or a
     /// base class's member).
     pub fn implementations_of(&self, id: u32) -> Vec<u32> {
-        self.whole().paired(Section::OverriddenBy, id)
+        self.paired(Section::OverriddenBy, id)
+    }
+
+    /// Whether a base implementation record is the base's to answer: its file, its
+    /// supertype and its implementor are all unpatched.
+    fn base_answers(&self, r: &ImplRecord) -> bool {
+        self.patch_of_file(r.file).is_none()
+            && !self.base_symbol_patched(r.supertype)
+            && r.implementor.is_none_or(|i| !self.base_symbol_patched(i))
     }
 
     /// The declared implementations of type `supertype` (a trait, interface or class):
@@ -1196,11 +1450,13 @@ impl Store {
         let Some(base) = &self.base else {
             return self.top.implementations_of_type(supertype).collect();
         };
-        let mut out: Vec<ImplRecord> = base
-            .implementations_of_type(supertype)
-            .filter(|r| self.patch_of_file(r.file).is_none())
-            .chain(self.top.implementations_of_type(supertype))
-            .collect();
+        let mut out: Vec<ImplRecord> = self.top.implementations_of_type(supertype).collect();
+        if self.patch_of_symbol(supertype).is_none() && !self.remapped_away(supertype) {
+            out.extend(
+                base.implementations_of_type(supertype)
+                    .filter(|r| self.base_answers(r)),
+            );
+        }
         out.sort_by_key(|r| (r.file, r.line, r.column, r.container));
         out
     }
@@ -1211,7 +1467,7 @@ impl Store {
         let whole = self.whole();
         let mut out: Vec<ImplRecord> = (0..whole.implementation_count())
             .filter_map(|i| whole.implementation(i))
-            .filter(|r| self.base.is_none() || self.patch_of_file(r.file).is_none())
+            .filter(|r| self.base.is_none() || self.base_answers(r))
             .collect();
         if self.base.is_some() {
             out.extend(
@@ -1226,9 +1482,23 @@ impl Store {
     pub fn refs_in_file(&self, file: u32) -> Box<dyn Iterator<Item = RefInfo> + '_> {
         match self.patch_of_file(file) {
             Some(_) => Box::new(self.top.refs_in_file(file)),
-            None => Box::new(self.whole().refs_in_file(file)),
+            None => Box::new(self.whole().refs_in_file(file).map(|r| self.current_ref(r))),
         }
     }
+}
+
+/// Two ascending sequences of ids merged by `key`.
+fn merge_sorted<'a, K: Ord + 'a>(
+    a: impl Iterator<Item = u32> + 'a,
+    b: impl Iterator<Item = u32> + 'a,
+    key: impl Fn(&u32) -> K + 'a,
+) -> impl Iterator<Item = u32> + 'a {
+    let (mut a, mut b) = (a.peekable(), b.peekable());
+    std::iter::from_fn(move || match (a.peek(), b.peek()) {
+        (Some(x), Some(y)) if key(x) <= key(y) => a.next(),
+        (Some(_), Some(_)) | (None, _) => b.next(),
+        (Some(_), None) => a.next(),
+    })
 }
 
 /// The first index in `0..count` where `is_before` is false (it must be monotone).
@@ -1355,11 +1625,83 @@ mod tests {
                 end_line: 3,
                 kind: ImplKind::Blanket,
             }],
+            remap: Vec::new(),
             meta: IndexMeta {
                 files: 1,
                 ..IndexMeta::default()
             },
         }
+    }
+
+    #[test]
+    fn a_patch_moves_a_files_symbols_and_other_files_follow_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // The base: lib.rs defines `beta` and `alpha`; main.rs (no symbols) calls `beta`.
+        let mut base = sample();
+        base.files.push(FileRow {
+            path: "src/main.rs".into(),
+            symbols: (2, 2),
+            ..base.files[0].clone()
+        });
+        base.refs.push(RefRow {
+            file: 1,
+            line: 9,
+            ..base.refs[0]
+        });
+        write(dir.path(), &base, 1).expect("base");
+        // The patch: lib.rs now defines `gamma` then `beta` (fresh ids 2 and 3); `alpha` is
+        // gone; `gamma` is a name the base lacks.
+        let row = |name: u32, line: u32| SymbolRow {
+            name,
+            line,
+            qualified: String::new(),
+            ..base.symbols[0].clone()
+        };
+        let patch = StoreData {
+            names: vec!["gamma".into()],
+            files: vec![FileRow {
+                symbols: (2, 4),
+                ..base.files[0].clone()
+            }],
+            symbols: vec![row(2, 1), row(1, 5)],
+            refs: vec![RefRow {
+                name: 2,
+                target: 2,
+                ..base.refs[0]
+            }],
+            overrides: Vec::new(),
+            implementations: Vec::new(),
+            remap: vec![(0, 3), (1, NONE)],
+            meta: IndexMeta::default(),
+        };
+        let path = write_patch(dir.path(), patch, 2, 1, &[0]).expect("patch");
+        let store = Store::open(&path).expect("open");
+        assert_eq!((store.symbol_count(), store.symbol_id_end()), (2, 4));
+        assert!(store.symbol(0).is_none() && store.symbol(1).is_none());
+        assert_eq!(store.symbol(2).map(|s| s.name), Some("gamma"));
+        assert_eq!(store.symbol(3).map(|s| (s.name, s.line)), Some(("beta", 5)));
+        assert_eq!(store.name_id("gamma"), Some(2));
+        assert_eq!(
+            store.names().collect::<Vec<_>>(),
+            vec!["alpha", "beta", "gamma"]
+        );
+        assert_eq!(store.names_with_prefix("g").collect::<Vec<_>>(), vec![2]);
+        assert_eq!(store.symbols_named("beta"), vec![3]);
+        assert!(store.symbols_named("alpha").is_empty());
+        // main.rs's call follows `beta` to its new id; lib.rs's references are the patch's.
+        let main: Vec<Option<u32>> = store.refs_in_file(1).map(|r| r.target).collect();
+        assert_eq!(main, vec![Some(3)]);
+        let named: Vec<(u32, Option<u32>)> =
+            store.refs_named(1).map(|r| (r.file, r.target)).collect();
+        assert_eq!(named, vec![(1, Some(3))]);
+        assert_eq!(
+            store.refs_named(2).map(|r| r.target).collect::<Vec<_>>(),
+            vec![Some(2)]
+        );
+        // The base's pair and implementation record name lib.rs's old symbols: gone.
+        assert!(store.overridden_by(3).is_empty() && store.all_implementations().is_empty());
+        assert_eq!(store.current(0), Some(3));
+        assert_eq!(store.current(1), None);
     }
 
     #[test]

@@ -302,7 +302,54 @@ pub struct ValueChain {
     pub steps: Vec<ValueStep>,
 }
 
+impl TypeRef {
+    /// Calls `f` with every name the type is written with (path segments, built-in type
+    /// names), nested types included.
+    pub fn for_each_name(&self, f: &mut impl FnMut(&str)) {
+        match self {
+            TypeRef::Named { path, args } => {
+                path.iter().for_each(|segment| f(segment));
+                args.iter().for_each(|arg| arg.for_each_name(f));
+            }
+            TypeRef::Bounds(types) | TypeRef::Tuple(types) | TypeRef::Union(types) => {
+                types.iter().for_each(|t| t.for_each_name(f));
+            }
+            TypeRef::Array(element) => element.for_each_name(f),
+            TypeRef::Function { params, ret } => {
+                params.iter().for_each(|t| t.for_each_name(f));
+                ret.for_each_name(f);
+            }
+            TypeRef::Builtin(name) => f(name),
+            TypeRef::SelfType | TypeRef::Unknown => {}
+        }
+    }
+}
+
 impl ValueChain {
+    /// Calls `f` with every name the chain is written with: its root's path or type,
+    /// the callee of a callback's call, the fields and methods of its steps.
+    pub fn for_each_name(&self, f: &mut impl FnMut(&str)) {
+        match &self.root {
+            ValueRoot::Typed(t) => t.for_each_name(f),
+            ValueRoot::Path(path) | ValueRoot::Call(path) => path.iter().for_each(|s| f(s)),
+            ValueRoot::Callback { callee, .. } => match callee {
+                Callee::Method { receiver, name } => {
+                    receiver.for_each_name(f);
+                    f(name);
+                }
+                Callee::Function(path) => path.iter().for_each(|s| f(s)),
+                Callee::Constructor(t) => t.for_each_name(f),
+            },
+            ValueRoot::SelfValue | ValueRoot::Super | ValueRoot::Unknown => {}
+        }
+        for step in &self.steps {
+            match step {
+                ValueStep::Field(name) | ValueStep::Call(name) => f(name),
+                ValueStep::Unwrap | ValueStep::Index | ValueStep::Element | ValueStep::Await => {}
+            }
+        }
+    }
+
     pub fn unknown() -> Self {
         ValueChain {
             root: ValueRoot::Unknown,

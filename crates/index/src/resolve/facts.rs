@@ -2,9 +2,12 @@
 //! tree at once (and the facts cache stores): strings interned per file, definitions and
 //! references as plain integers, types and value chains deduplicated per file.
 
-use rustc_hash::FxHashMap as HashMap;
+use std::collections::BTreeSet;
 
-use mcursor_syntax::{Container, Import, RefKind, SymbolKind, TypeRef, ValueChain};
+use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::FxHashSet as HashSet;
+
+use mcursor_syntax::{Container, Import, ImportTarget, RefKind, SymbolKind, TypeRef, ValueChain};
 
 use crate::store::{NONE, SymbolRow};
 
@@ -354,6 +357,197 @@ impl CompactFacts {
                 .all(|(a, b)| import(a) == import(b))
     }
 
+    /// The names whose meaning an edit from `old` to `self` may change in other files:
+    /// those of definitions added, removed or changed (kind, scope, container, parent,
+    /// declared type, initial value, parameters), of containers added or removed, and of
+    /// imports added or removed (any import may be seen through this file: a re-export, a
+    /// Python module's attribute). `Err` says why the edit reaches further than names can
+    /// follow: a module added or removed, a default export, a glob import, a type's
+    /// supertypes, or (`includes_leak`, C's `#include`) any import.
+    pub fn changed_names(
+        &self,
+        old: &CompactFacts,
+        includes_leak: bool,
+    ) -> Result<BTreeSet<String>, &'static str> {
+        if self.default_export_name != old.default_export_name {
+            return Err("its default export changed");
+        }
+        let mut changed = BTreeSet::new();
+        let container_key = |c: &Container| (c.name.clone(), c.self_type.clone());
+        let containers = |f: &CompactFacts| -> HashMap<Container, i32> {
+            let mut counts = HashMap::default();
+            for c in &f.containers {
+                let key = Container {
+                    start: Default::default(),
+                    end: Default::default(),
+                    ..c.clone()
+                };
+                *counts.entry(key).or_insert(0) += 1;
+            }
+            counts
+        };
+        for (c, count) in multiset_difference(containers(self), containers(old)) {
+            debug_assert!(count != 0);
+            if c.implements.is_some() || !c.supertypes.is_empty() || c.blanket {
+                return Err("a type's supertypes changed");
+            }
+            changed.insert(c.name.clone());
+            c.self_type.for_each_name(&mut |n| {
+                changed.insert(n.to_owned());
+            });
+        }
+        type DefKey = (
+            String,
+            SymbolKind,
+            Vec<String>,
+            Option<(String, TypeRef)>,
+            Option<(String, SymbolKind)>,
+            bool,
+            Option<TypeRef>,
+            Option<ValueChain>,
+            Vec<Option<TypeRef>>,
+            Vec<Option<TypeRef>>,
+        );
+        let definitions = |f: &CompactFacts| -> HashMap<DefKey, i32> {
+            let mut counts = HashMap::default();
+            for d in &f.definitions {
+                let parent = f
+                    .definitions
+                    .get(d.parent as usize)
+                    .map(|p| (f.name(p).to_owned(), p.kind));
+                let key: DefKey = (
+                    f.name(d).to_owned(),
+                    d.kind,
+                    f.modules(d).to_vec(),
+                    f.container_of(d).map(container_key),
+                    parent,
+                    d.default_export,
+                    f.type_of(d).cloned(),
+                    f.value_of(d).cloned(),
+                    (0..d.tuple_fields.1 as usize)
+                        .map(|i| f.tuple_field(d, i).cloned())
+                        .collect(),
+                    (0..d.params.1 as usize)
+                        .map(|i| f.param(d, i).cloned())
+                        .collect(),
+                );
+                *counts.entry(key).or_insert(0) += 1;
+            }
+            counts
+        };
+        for (key, _) in multiset_difference(definitions(self), definitions(old)) {
+            if key.1 == SymbolKind::Module {
+                return Err("a module was added or removed");
+            }
+            changed.insert(key.0);
+        }
+        let imports = |f: &CompactFacts| -> HashMap<(String, String, bool, Vec<String>), i32> {
+            let mut counts = HashMap::default();
+            for i in &f.imports {
+                let target = format!("{:?}", i.target);
+                *counts
+                    .entry((i.local.clone(), target, i.reexport, i.modules.clone()))
+                    .or_insert(0) += 1;
+            }
+            counts
+        };
+        let changed_imports = multiset_difference(imports(self), imports(old));
+        if !changed_imports.is_empty() && includes_leak {
+            return Err("an include changed");
+        }
+        for ((local, _, _, _), _) in changed_imports {
+            if local == "*" {
+                return Err("a glob import changed");
+            }
+            changed.insert(local);
+        }
+        for i in self.imports.iter().chain(&old.imports) {
+            if let Some(name) = super::import_name(i)
+                && changed.contains(&i.local)
+            {
+                changed.insert(name);
+            }
+        }
+        Ok(changed)
+    }
+
+    /// Whether this file is written with any of `names`: a use, a definition, an import,
+    /// a type or a value chain. (A superset of the files whose resolution the names
+    /// decide.)
+    pub fn mentions(&self, names: &HashSet<&str>) -> bool {
+        let mut found = false;
+        let mut check = |n: &str| found |= names.contains(n);
+        self.strings.iter().for_each(|s| check(s));
+        self.module_paths.iter().flatten().for_each(|s| check(s));
+        for i in &self.imports {
+            check(&i.local);
+            match &i.target {
+                ImportTarget::Path(path) => path.iter().for_each(|s| check(s)),
+                ImportTarget::Module { source, imported } => {
+                    check(source);
+                    imported.iter().for_each(|s| check(s));
+                }
+            }
+        }
+        self.types.iter().for_each(|t| t.for_each_name(&mut check));
+        self.chains.iter().for_each(|c| c.for_each_name(&mut check));
+        for c in &self.containers {
+            c.self_type.for_each_name(&mut check);
+            c.implements
+                .iter()
+                .for_each(|t| t.for_each_name(&mut check));
+            c.supertypes
+                .iter()
+                .for_each(|t| t.for_each_name(&mut check));
+        }
+        found
+    }
+
+    /// The names of this file's definitions whose type may follow from `names`: their
+    /// declared type, initial value, parameters or positional fields mention one, or
+    /// their container's type does.
+    pub fn definitions_typed_by(&self, names: &HashSet<&str>) -> Vec<String> {
+        let mentions_type = |t: &TypeRef| {
+            let mut found = false;
+            t.for_each_name(&mut |n| found |= names.contains(n));
+            found
+        };
+        let typed: Vec<bool> = self.types.iter().map(mentions_type).collect();
+        let valued: Vec<bool> = self
+            .chains
+            .iter()
+            .map(|c| {
+                let mut found = false;
+                c.for_each_name(&mut |n| found |= names.contains(n));
+                found
+            })
+            .collect();
+        let containers: Vec<bool> = self
+            .containers
+            .iter()
+            .map(|c| mentions_type(&c.self_type))
+            .collect();
+        let at = |flags: &[bool], i: u32| flags.get(i as usize).copied().unwrap_or(false);
+        let listed = |(start, len): (u32, u32)| {
+            (start..start + len).any(|i| {
+                self.type_lists
+                    .get(i as usize)
+                    .is_some_and(|&t| at(&typed, t))
+            })
+        };
+        self.definitions
+            .iter()
+            .filter(|d| {
+                at(&typed, d.type_ref)
+                    || at(&valued, d.value)
+                    || at(&containers, d.container_id)
+                    || listed(d.params)
+                    || listed(d.tuple_fields)
+            })
+            .map(|d| self.name(d).to_owned())
+            .collect()
+    }
+
     /// Symbol rows of this file for a patch: ids from `symbol_base` on, each keeping the
     /// qualified-name prefix the store holds for it (`prefix_of(i)`), which the interface
     /// fixes.
@@ -421,4 +615,20 @@ impl CompactFacts {
                 .push(i as u32);
         }
     }
+}
+
+/// The keys whose counts differ between two multisets, with `a`'s count minus `b`'s.
+fn multiset_difference<K: std::hash::Hash + Eq>(
+    a: HashMap<K, i32>,
+    mut b: HashMap<K, i32>,
+) -> Vec<(K, i32)> {
+    let mut out = Vec::new();
+    for (key, count) in a {
+        let other = b.remove(&key).unwrap_or(0);
+        if count != other {
+            out.push((key, count - other));
+        }
+    }
+    out.extend(b.into_iter().map(|(key, count)| (key, -count)));
+    out
 }

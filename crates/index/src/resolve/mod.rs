@@ -55,7 +55,7 @@ pub(crate) struct ParsedFile {
 }
 
 impl ParsedFile {
-    fn family(&self) -> Option<Family> {
+    pub(crate) fn family(&self) -> Option<Family> {
         self.row.lang.map(Lang::family)
     }
 }
@@ -352,6 +352,32 @@ pub(crate) struct FileMemo {
     pub imports: Vec<Outcome>,
 }
 
+impl FileMemo {
+    /// The memo with every symbol id mapped by `f`; `None` when `f` maps one to nothing.
+    pub(crate) fn map_targets(&self, f: impl Fn(u32) -> Option<u32>) -> Option<FileMemo> {
+        let map = |outcome: Outcome| {
+            Some(match outcome {
+                Outcome::Resolved(sid) => Outcome::Resolved(f(sid)?),
+                Outcome::Guess(sid) => Outcome::Guess(f(sid)?),
+                Outcome::Heuristic => Outcome::Heuristic,
+                Outcome::Drop => Outcome::Drop,
+            })
+        };
+        Some(FileMemo {
+            uses: self
+                .uses
+                .iter()
+                .map(|&(key, outcome)| Some((key, map(outcome)?)))
+                .collect::<Option<_>>()?,
+            imports: self
+                .imports
+                .iter()
+                .map(|&outcome| map(outcome))
+                .collect::<Option<_>>()?,
+        })
+    }
+}
+
 /// The reference rows of a file from a memo of an earlier version with the same
 /// interface; `None` when a use has a key the memo lacks (resolve the whole tree then).
 pub(crate) fn rows_from_memo(
@@ -485,6 +511,18 @@ fn emit_refs(
 pub(crate) fn resolve(
     files: &[ParsedFile],
     meta: crate::store::IndexMeta,
+) -> (StoreData, Vec<FileMemo>) {
+    resolve_some(files, meta, None)
+}
+
+/// [`resolve`] with the tables of every file but the references of only the files `only`
+/// (ascending file indices), when given: the store tables then hold every file, symbol
+/// and name (ids are indices into them), every override and implementation, and the
+/// references of those files; the memos are theirs, in that order.
+pub(crate) fn resolve_some(
+    files: &[ParsedFile],
+    meta: crate::store::IndexMeta,
+    only: Option<&[u32]>,
 ) -> (StoreData, Vec<FileMemo>) {
     let started = std::time::Instant::now();
     let mut tables = Tables {
@@ -624,9 +662,17 @@ pub(crate) fn resolve(
     tables.types = types::TypeIndex::build(&tables);
     trace_phase("types indexed", phase);
     let phase = std::time::Instant::now();
-    let (per_file, memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = (0..files.len() as u32)
-        .into_par_iter()
-        .map(|fid| tables.resolve_file(fid))
+    let every: Vec<u32>;
+    let selected = match only {
+        Some(only) => only,
+        None => {
+            every = (0..files.len() as u32).collect();
+            &every
+        }
+    };
+    let (per_file, memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = selected
+        .par_iter()
+        .map(|&fid| tables.resolve_file(fid))
         .unzip();
     trace_phase("references resolved", phase);
     let phase = std::time::Instant::now();
@@ -660,6 +706,7 @@ pub(crate) fn resolve(
         refs,
         overrides,
         implementations,
+        remap: Vec::new(),
         meta,
     };
     (data, memos)
