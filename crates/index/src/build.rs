@@ -1572,24 +1572,35 @@ fn prepare_interface_patch(
             start_of.push(store.file(fid)?.symbols.start);
         }
     }
+    let file_of = |sid: u32| {
+        let file = data.files.partition_point(|f| f.symbols.1 <= sid);
+        data.files
+            .get(file)
+            .filter(|f| f.symbols.0 <= sid)
+            .map(|_| file as u32)
+    };
     let to_store = |sid: u32| -> u32 {
-        match data.symbols.get(sid as usize) {
-            Some(row) => {
-                let file = row.file as usize;
-                start_of[file] + (sid - data.files[file].symbols.0)
-            }
+        match file_of(sid) {
+            Some(file) => start_of[file as usize] + (sid - data.files[file as usize].symbols.0),
             None => store::NONE,
         }
     };
-    let file_of = |sid: u32| data.symbols.get(sid as usize).map(|row| row.file);
+    // The rows of the patch's files, back to back in `data.symbols`.
+    let mut rows_of: HashMap<u32, &[SymbolRow]> = HashMap::new();
+    let mut at = 0usize;
+    for &fid in &affected {
+        let (start, end) = data.files[fid as usize].symbols;
+        let len = (end - start) as usize;
+        rows_of.insert(fid, data.symbols.get(at..at + len)?);
+        at += len;
+    }
     // Names the base lacks get ids after the base's, in sorted order.
     let patch_set: HashSet<u32> = affected.iter().copied().collect();
     let in_patch = |sid: u32| file_of(sid).is_some_and(|f| patch_set.contains(&f));
     let mut new_names: BTreeSet<&str> = BTreeSet::new();
     let name_of = |id: u32| data.names.get(id as usize).map_or("", String::as_str);
-    for &fid in &affected {
-        let (start, end) = data.files[fid as usize].symbols;
-        for row in &data.symbols[start as usize..end as usize] {
+    for rows in rows_of.values() {
+        for row in rows.iter() {
             new_names.insert(name_of(row.name));
         }
     }
@@ -1618,12 +1629,11 @@ fn prepare_interface_patch(
     let mut remap: Vec<(u32, u32)> = Vec::new();
     for &fid in &remapped {
         let mut now: HashMap<(String, SymbolKind), Vec<u32>> = HashMap::new();
-        let (start, end) = data.files[fid as usize].symbols;
-        for sid in (start..end).rev() {
-            let row = &data.symbols[sid as usize];
+        let first = start_of[fid as usize];
+        for (i, row) in rows_of.get(&fid)?.iter().enumerate().rev() {
             now.entry((row.qualified.clone(), row.kind))
                 .or_default()
-                .push(to_store(sid));
+                .push(first + i as u32);
         }
         let mut moved: HashMap<u32, u32> = HashMap::new();
         for old in store.file(fid)?.symbols {
@@ -1662,7 +1672,7 @@ fn prepare_interface_patch(
         let mut row = files[fid as usize].row.clone();
         row.symbols = (first, first + (end - start));
         file_rows.push(row);
-        for s in &data.symbols[start as usize..end as usize] {
+        for s in rows_of.get(&fid)?.iter() {
             let name = name_of(s.name);
             symbols.push(SymbolRow {
                 name: name_id(s.name),
@@ -1715,8 +1725,9 @@ fn prepare_interface_patch(
         parsed.row.symbols = file_rows[entries.len()].symbols;
         entries.push((parsed, memo));
     }
-    // The untouched files' facts and the whole tree's rows are freed off the critical
-    // path (about a second on a large tree).
+    // The untouched files' facts and the tree's tables are freed off the critical path
+    // (about a second on a large tree).
+    drop(rows_of);
     std::thread::spawn(move || drop((slots, data)));
     let base_meta = store.meta();
     let grown: i64 = changed

@@ -516,9 +516,10 @@ pub(crate) fn resolve(
 }
 
 /// [`resolve`] with the tables of every file but the references of only the files `only`
-/// (ascending file indices), when given: the store tables then hold every file, symbol
-/// and name (ids are indices into them), every override and implementation, and the
-/// references of those files; the memos are theirs, in that order.
+/// (ascending file indices), when given: the store tables then hold every file (with its
+/// range of symbol ids) and name, every override and implementation, and the symbol rows
+/// and references of those files only (their rows back to back, in that order); the
+/// memos are theirs, in that order.
 pub(crate) fn resolve_some(
     files: &[ParsedFile],
     meta: crate::store::IndexMeta,
@@ -548,9 +549,12 @@ pub(crate) fn resolve_some(
         types: types::TypeIndex::default(),
     };
     let mut rows: Vec<SymbolRow> = Vec::new();
+    // The symbol id of each row.
+    let mut row_symbols: Vec<u32> = Vec::new();
     let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
     for (fid, file) in files.iter().enumerate() {
         let fid = fid as u32;
+        let wanted = only.is_none_or(|only| only.binary_search(&fid).is_ok());
         let base = tables.symbols.len() as u32;
         tables.file_base.push(base);
         let mut row = file.row.clone();
@@ -580,6 +584,24 @@ pub(crate) fn resolve_some(
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
+                match tables.by_name.get_mut(name) {
+                    Some(entry) => entry.1.push(sid),
+                    None => {
+                        tables.by_name.insert(name.to_owned(), (0, vec![sid]));
+                    }
+                }
+                tables.symbols.push(Symbol {
+                    name: name.to_owned(),
+                    kind: d.kind,
+                    family,
+                    member: d.container != NONE,
+                    file: fid,
+                    index: i as u32,
+                });
+                // Rust's tables need every qualified name, the rows only the wanted ones.
+                if !wanted && family != Family::Rust {
+                    continue;
+                }
                 let scopes: Vec<&str> = match family {
                     Family::Rust | Family::Ecma | Family::Go | Family::C => facts
                         .modules(d)
@@ -623,22 +645,11 @@ pub(crate) fn resolve_some(
                 if family == Family::Rust {
                     tables.rust.add_definition(fid, sid, name, &qualified);
                 }
-                match tables.by_name.get_mut(name) {
-                    Some(entry) => entry.1.push(sid),
-                    None => {
-                        tables.by_name.insert(name.to_owned(), (0, vec![sid]));
-                    }
+                if wanted {
+                    // Name ids are assigned once every name is known (below).
+                    rows.push(facts.symbol_row(d, 0, fid, base, qualified));
+                    row_symbols.push(sid);
                 }
-                tables.symbols.push(Symbol {
-                    name: name.to_owned(),
-                    kind: d.kind,
-                    family,
-                    member: d.container != NONE,
-                    file: fid,
-                    index: i as u32,
-                });
-                // Name ids are assigned once every name is known (below).
-                rows.push(facts.symbol_row(d, 0, fid, base, qualified));
             }
         }
         row.symbols = (base, tables.symbols.len() as u32);
@@ -654,8 +665,9 @@ pub(crate) fn resolve_some(
             entry.0 = i as u32;
         }
     }
-    for (row, symbol) in rows.iter_mut().zip(&tables.symbols) {
-        row.name = tables.by_name.get(symbol.name.as_str()).map_or(0, |e| e.0);
+    for (row, &sid) in rows.iter_mut().zip(&row_symbols) {
+        let name = tables.symbols[sid as usize].name.as_str();
+        row.name = tables.by_name.get(name).map_or(0, |e| e.0);
     }
     trace_phase("tables built", started);
     let phase = std::time::Instant::now();
