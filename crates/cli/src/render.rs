@@ -413,6 +413,7 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
             match (s.patched, s.resolved_files) {
                 (false, _) => String::new(),
                 (true, 0) => " (patch)".to_owned(),
+                (true, 1) => " (patch, references of 1 file resolved again)".to_owned(),
                 (true, n) => format!(" (patch, references of {n} files resolved again)"),
             },
             parts.join(", "),

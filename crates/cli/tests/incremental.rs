@@ -354,6 +354,13 @@ fn incremental_updates_equal_fresh_indexes() {
             let mode = rng.below(3);
             let body_only = mode == 0;
             let mut edited = Vec::new();
+            let before: Vec<(std::path::PathBuf, Vec<u8>)> = source_files(root)
+                .into_iter()
+                .map(|f| {
+                    let text = std::fs::read(&f).unwrap_or_default();
+                    (f, text)
+                })
+                .collect();
             for _ in 0..1 + rng.below(3) {
                 if mode == 1 {
                     history.push(interface_edit(&mut rng, root, step));
@@ -367,10 +374,18 @@ fn incremental_updates_equal_fresh_indexes() {
                     history.push(mutate(&mut rng, root, step));
                 }
             }
+            if mode == 1 {
+                // Interface edits only modify files: those whose bytes differ now.
+                edited = before
+                    .iter()
+                    .filter(|(f, text)| std::fs::read(f).ok().as_ref() != Some(text))
+                    .map(|(f, _)| f.canonicalize().expect("canonical path"))
+                    .collect();
+            }
             // Sometimes say which files changed, as the watcher and the agent do (a
             // wrong or partial hint is the caller's bug, so only true hints are given).
             let mut build = options(false);
-            if body_only && rng.below(2) == 0 {
+            if mode != 2 && rng.below(2) == 0 {
                 build.changed_paths = Some(edited);
                 history.push("(hinted)".to_owned());
             }

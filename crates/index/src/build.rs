@@ -1267,16 +1267,7 @@ fn prepare_patch(
         }
         let entry = cached.remove(info.path).filter(|e| e.hash == info.hash)?;
         let memo = entry.memo.clone()?;
-        let row = FileRow {
-            path: info.path.to_owned(),
-            lang: info.lang,
-            size: info.size,
-            mtime_ns: info.mtime_ns,
-            hash: info.hash,
-            syntax_errors: info.syntax_errors,
-            timed_out: info.timed_out,
-            symbols: (info.symbols.start, info.symbols.end),
-        };
+        let row = file_row(&info);
         let symbols = info
             .symbols
             .clone()

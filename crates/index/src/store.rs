@@ -1093,11 +1093,16 @@ impl Store {
             ) else {
                 return Err(corrupt("a patched file is missing"));
             };
-            // A file keeps its base ids, or takes fresh ones and remaps all of its old ones.
-            let remapped = remap
-                .binary_search_by_key(&old.symbols.start, |p| p.0)
-                .is_ok()
-                || old.symbols.is_empty() && new.symbols.start >= base_count;
+            // A file keeps its base ids, or takes fresh ones and remaps all of its old ones
+            // (an empty range starts where the next file's does: only its own record
+            // tells).
+            let remapped = if old.symbols.is_empty() {
+                new.symbols != old.symbols
+            } else {
+                remap
+                    .binary_search_by_key(&old.symbols.start, |p| p.0)
+                    .is_ok()
+            };
             let fits = if remapped {
                 new.symbols.start >= base_count && new.symbols.start <= new.symbols.end
             } else {
@@ -1636,15 +1641,22 @@ mod tests {
     #[test]
     fn a_patch_moves_a_files_symbols_and_other_files_follow_them() {
         let dir = tempfile::tempdir().expect("tempdir");
-        // The base: lib.rs defines `beta` and `alpha`; main.rs (no symbols) calls `beta`.
+        // The base: lib.rs defines `beta` and `alpha`; main.rs calls `beta`; a.rs and
+        // main.rs define nothing (a.rs's empty range starts where lib.rs's does).
         let mut base = sample();
-        base.files.push(FileRow {
-            path: "src/main.rs".into(),
-            symbols: (2, 2),
-            ..base.files[0].clone()
-        });
+        base.symbols.iter_mut().for_each(|s| s.file = 1);
+        base.refs[0].file = 1;
+        base.implementations[0].file = 1;
+        let lib = base.files[0].clone();
+        let empty = |path: &str, at: u32| FileRow {
+            path: path.into(),
+            symbols: (at, at),
+            ..lib.clone()
+        };
+        base.files.insert(0, empty("src/a.rs", 0));
+        base.files.push(empty("src/main.rs", 2));
         base.refs.push(RefRow {
-            file: 1,
+            file: 2,
             line: 9,
             ..base.refs[0]
         });
@@ -1659,10 +1671,14 @@ mod tests {
         };
         let patch = StoreData {
             names: vec!["gamma".into()],
-            files: vec![FileRow {
-                symbols: (2, 4),
-                ..base.files[0].clone()
-            }],
+            // a.rs is patched too and keeps its (empty) range.
+            files: vec![
+                base.files[0].clone(),
+                FileRow {
+                    symbols: (2, 4),
+                    ..base.files[1].clone()
+                },
+            ],
             symbols: vec![row(2, 1), row(1, 5)],
             refs: vec![RefRow {
                 name: 2,
@@ -1674,7 +1690,7 @@ mod tests {
             remap: vec![(0, 3), (1, NONE)],
             meta: IndexMeta::default(),
         };
-        let path = write_patch(dir.path(), patch, 2, 1, &[0]).expect("patch");
+        let path = write_patch(dir.path(), patch, 2, 1, &[0, 1]).expect("patch");
         let store = Store::open(&path).expect("open");
         assert_eq!((store.symbol_count(), store.symbol_id_end()), (2, 4));
         assert!(store.symbol(0).is_none() && store.symbol(1).is_none());
@@ -1689,11 +1705,12 @@ mod tests {
         assert_eq!(store.symbols_named("beta"), vec![3]);
         assert!(store.symbols_named("alpha").is_empty());
         // main.rs's call follows `beta` to its new id; lib.rs's references are the patch's.
-        let main: Vec<Option<u32>> = store.refs_in_file(1).map(|r| r.target).collect();
+        let main: Vec<Option<u32>> = store.refs_in_file(2).map(|r| r.target).collect();
         assert_eq!(main, vec![Some(3)]);
         let named: Vec<(u32, Option<u32>)> =
             store.refs_named(1).map(|r| (r.file, r.target)).collect();
-        assert_eq!(named, vec![(1, Some(3))]);
+        assert_eq!(named, vec![(2, Some(3))]);
+        assert_eq!(store.file(0).map(|f| f.symbols), Some(0..0));
         assert_eq!(
             store.refs_named(2).map(|r| r.target).collect::<Vec<_>>(),
             vec![Some(2)]

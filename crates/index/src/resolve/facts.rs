@@ -369,9 +369,6 @@ impl CompactFacts {
         old: &CompactFacts,
         includes_leak: bool,
     ) -> Result<BTreeSet<String>, &'static str> {
-        if self.default_export_name != old.default_export_name {
-            return Err("its default export changed");
-        }
         let mut changed = BTreeSet::new();
         let container_key = |c: &Container| (c.name.clone(), c.self_type.clone());
         let containers = |f: &CompactFacts| -> HashMap<Container, i32> {
@@ -468,7 +465,37 @@ impl CompactFacts {
                 changed.insert(name);
             }
         }
+        // A default import names the module, not the definition: any change to which
+        // definition is the default, or to that definition, reaches files the names do
+        // not.
+        let default = self.default_export();
+        if default != old.default_export()
+            || default.is_some_and(|(name, _)| changed.contains(name))
+        {
+            return Err("its default export changed");
+        }
         Ok(changed)
+    }
+
+    /// The definition `export default` (or `module.exports =`) makes the module's default,
+    /// as the ECMAScript resolver picks it: the last top-level definition marked default,
+    /// else the top-level definition the default's name names.
+    fn default_export(&self) -> Option<(&str, SymbolKind)> {
+        let top_level =
+            |d: &&Def| d.parent == NONE && d.container == NONE && self.modules(d).is_empty();
+        let marked = self
+            .definitions
+            .iter()
+            .filter(top_level)
+            .rfind(|d| d.default_export);
+        let named = || {
+            let name = self.default_export_name.as_deref()?;
+            self.definitions
+                .iter()
+                .filter(top_level)
+                .find(|d| self.name(d) == name)
+        };
+        marked.or_else(named).map(|d| (self.name(d), d.kind))
     }
 
     /// Whether this file is written with any of `names`: a use, a definition, an import,
