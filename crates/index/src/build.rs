@@ -1433,6 +1433,7 @@ fn prepare_interface_patch(
     // was, so it keeps its symbol ids).
     let mut edited: HashMap<u32, usize> = HashMap::new();
     let mut names: HashSet<String> = HashSet::new();
+    let mut supertypes: HashSet<String> = HashSet::new();
     let mut remapped: Vec<u32> = Vec::new();
     for (i, (file, parsed)) in changed.iter().zip(parsed.iter()).enumerate() {
         let parsed = parsed.as_ref()?;
@@ -1454,7 +1455,10 @@ fn prepare_interface_patch(
             (Some(new), Some(previous)) => {
                 let includes_leak = parsed.family() == Some(mcursor_syntax::Family::C);
                 match new.changed_names(previous, includes_leak) {
-                    Ok(found) => names.extend(found),
+                    Ok(found) => {
+                        names.extend(found.names);
+                        supertypes.extend(found.supertypes);
+                    }
                     Err(reason) => {
                         refuse(&format!("{path}: {reason}"));
                         return None;
@@ -1497,6 +1501,37 @@ fn prepare_interface_patch(
             None => rows[fid as usize].as_ref()?.1.facts.as_ref(),
         }
     };
+    // A type that gained or lost a supertype gained or lost its members (and those of
+    // the supertype's supertypes): their names are changed names.
+    let mut expanded: HashSet<String> = HashSet::new();
+    for round in 0..=MAX_TYPE_ROUNDS {
+        let frontier: rustc_hash::FxHashSet<&str> = supertypes
+            .iter()
+            .filter(|t| !expanded.contains(*t))
+            .map(String::as_str)
+            .collect();
+        if frontier.is_empty() {
+            break;
+        }
+        if round == MAX_TYPE_ROUNDS {
+            refuse("supertypes reach too far");
+            return None;
+        }
+        let found: Vec<(Vec<String>, Vec<String>)> = pool.install(|| {
+            (0..file_count)
+                .into_par_iter()
+                .filter_map(facts_of)
+                .map(|f| f.members_of_types(&frontier))
+                .collect()
+        });
+        let frontier: Vec<String> = frontier.into_iter().map(str::to_owned).collect();
+        names.extend(frontier.iter().cloned());
+        expanded.extend(frontier);
+        for (members, next) in found {
+            names.extend(members);
+            supertypes.extend(next);
+        }
+    }
     // Close the names over definitions whose type follows from one.
     for _ in 0..MAX_TYPE_ROUNDS {
         let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();

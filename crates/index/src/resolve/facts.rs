@@ -361,14 +361,16 @@ impl CompactFacts {
     /// those of definitions added, removed or changed (kind, scope, container, parent,
     /// declared type, initial value, parameters), of containers added or removed, and of
     /// imports added or removed (any import may be seen through this file: a re-export, a
-    /// Python module's attribute). `Err` says why the edit reaches further than names can
-    /// follow: a module added or removed, a default export, a glob import, a type's
-    /// supertypes, or (`includes_leak`, C's `#include`) any import.
+    /// Python module's attribute); and the supertypes a type gained or lost, whose
+    /// members the caller finds by name in the whole tree. `Err` says why the edit
+    /// reaches further than names can follow: a module added or removed, the default
+    /// export, a glob import, a blanket impl, or (`includes_leak`, C's `#include`) any
+    /// import.
     pub fn changed_names(
         &self,
         old: &CompactFacts,
         includes_leak: bool,
-    ) -> Result<BTreeSet<String>, &'static str> {
+    ) -> Result<InterfaceChange, &'static str> {
         let mut changed = BTreeSet::new();
         let container_key = |c: &Container| (c.name.clone(), c.self_type.clone());
         let containers = |f: &CompactFacts| -> HashMap<Container, i32> {
@@ -383,10 +385,20 @@ impl CompactFacts {
             }
             counts
         };
+        let mut supertypes = BTreeSet::new();
         for (c, count) in multiset_difference(containers(self), containers(old)) {
             debug_assert!(count != 0);
-            if c.implements.is_some() || !c.supertypes.is_empty() || c.blanket {
-                return Err("a type's supertypes changed");
+            // A blanket impl gives its members to every type its bounds allow.
+            if c.blanket {
+                return Err("a blanket impl changed");
+            }
+            // What the type implements or extends: its supertypes' members (found by
+            // name in the whole tree) are the names this reaches.
+            for t in c.implements.iter().chain(&c.supertypes) {
+                match t {
+                    TypeRef::Named { path, .. } => supertypes.extend(path.last().cloned()),
+                    _ => return Err("a type's supertypes changed"),
+                }
             }
             changed.insert(c.name.clone());
             c.self_type.for_each_name(&mut |n| {
@@ -474,7 +486,37 @@ impl CompactFacts {
         {
             return Err("its default export changed");
         }
-        Ok(changed)
+        Ok(InterfaceChange {
+            names: changed,
+            supertypes,
+        })
+    }
+
+    /// For each container whose type is named by one of `types` (its name or its type's
+    /// last segment): the names of its members, and the last segments of what it
+    /// implements or extends.
+    pub fn members_of_types(&self, types: &HashSet<&str>) -> (Vec<String>, Vec<String>) {
+        let (mut members, mut supertypes) = (Vec::new(), Vec::new());
+        for (i, c) in self.containers.iter().enumerate() {
+            let named = types.contains(c.name.as_str())
+                || matches!(&c.self_type, TypeRef::Named { path, .. }
+                    if path.last().is_some_and(|n| types.contains(n.as_str())));
+            if !named {
+                continue;
+            }
+            members.extend(
+                self.definitions
+                    .iter()
+                    .filter(|d| d.container_id == i as u32)
+                    .map(|d| self.name(d).to_owned()),
+            );
+            for t in c.implements.iter().chain(&c.supertypes) {
+                if let TypeRef::Named { path, .. } = t {
+                    supertypes.extend(path.last().cloned());
+                }
+            }
+        }
+        (members, supertypes)
     }
 
     /// The definition `export default` (or `module.exports =`) makes the module's default,
@@ -642,6 +684,16 @@ impl CompactFacts {
                 .push(i as u32);
         }
     }
+}
+
+/// What an edit changed in a file's interface (see [`CompactFacts::changed_names`]).
+#[derive(Debug, Default)]
+pub(crate) struct InterfaceChange {
+    /// Names whose meaning may change in other files.
+    pub names: BTreeSet<String>,
+    /// Last segments of the supertypes a type of the file gained or lost: the members of
+    /// those types (and of theirs) may now be found on it, or no longer.
+    pub supertypes: BTreeSet<String>,
 }
 
 /// The keys whose counts differ between two multisets, with `a`'s count minus `b`'s.
