@@ -1429,8 +1429,9 @@ fn prepare_interface_patch(
     let file_count = store.file_count();
     let mut cached = cache::load(&index.dir);
     trace(&timer, "cache loaded");
-    // Per edited file: its id and what its edit changed (`None`: its interface is as it
-    // was, so it keeps its symbol ids).
+    // The edited files (id → index in `changed`), the names and supertypes their edits
+    // changed, and those whose interface changed (they take fresh symbol ids; the others
+    // keep theirs).
     let mut edited: HashMap<u32, usize> = HashMap::new();
     let mut names: HashSet<String> = HashSet::new();
     let mut supertypes: HashSet<String> = HashSet::new();
@@ -1533,7 +1534,7 @@ fn prepare_interface_patch(
         }
     }
     // Close the names over definitions whose type follows from one.
-    for _ in 0..MAX_TYPE_ROUNDS {
+    for round in 0..=MAX_TYPE_ROUNDS {
         let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();
         let found: Vec<String> = pool.install(|| {
             (0..file_count)
@@ -1546,6 +1547,10 @@ fn prepare_interface_patch(
         names.extend(found);
         if names.len() == before {
             break;
+        }
+        if round == MAX_TYPE_ROUNDS {
+            refuse("types follow the changed names too far");
+            return None;
         }
     }
     let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();
@@ -1789,7 +1794,8 @@ fn prepare_interface_patch(
 }
 
 /// Rounds of following changed names into the definitions typed by them (a type alias
-/// of a type alias ...): what is still growing after them reaches too far to patch.
+/// of a type alias ...) and of following supertypes into theirs: what still grows after
+/// them reaches too far to patch.
 const MAX_TYPE_ROUNDS: usize = 4;
 
 /// The row of a file as the store records it.
