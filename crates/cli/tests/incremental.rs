@@ -462,6 +462,32 @@ fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
     // The untouched file's reference follows `Config` to its new id.
     let refs = stdout(&mcursor(root, &["refs", "Config"]));
     assert!(refs.contains("rust-basic/src/session.rs:1"), "{refs}");
+    // Export walks every id, the fresh ones past the base's included.
+    let exported = |root: &Path| -> Vec<String> {
+        let index = Index::open(root).expect("open");
+        let mut names: Vec<String> = index
+            .export_symbols()
+            .map(|s| {
+                format!(
+                    "{} {}:{}",
+                    s.symbol.qualified_name, s.symbol.path, s.symbol.line
+                )
+            })
+            .collect();
+        names.sort();
+        names
+    };
+    let patched = exported(root);
+    assert!(
+        patched
+            .iter()
+            .any(|s| s.starts_with("config::inserted_first ")),
+        "{patched:?}"
+    );
+    let copy = tempfile::tempdir().expect("tempdir");
+    copy_tree(root, copy.path());
+    build_index(copy.path(), &options(true), &|_| {}).expect("fresh build");
+    assert_eq!(patched, exported(copy.path()));
     let updated = Index::open(root).expect("open").dump().expect("dump");
     let fresh = fresh_dump(root);
     assert!(

@@ -65,7 +65,7 @@ pub struct ExportEdge {
 impl Index {
     /// Every symbol, by id.
     pub fn export_symbols(&self) -> impl Iterator<Item = ExportSymbol> + '_ {
-        (0..self.store.symbol_count()).filter_map(|id| {
+        (0..self.store.symbol_id_end()).filter_map(|id| {
             let symbol = self.store.symbol(id)?;
             Some(ExportSymbol {
                 parent: symbol.parent,
@@ -111,7 +111,7 @@ impl Index {
                 column: i.column,
                 confidence: Confidence::Resolved,
             });
-        let overrides = (0..store.symbol_count()).flat_map(move |id| {
+        let overrides = (0..store.symbol_id_end()).flat_map(move |id| {
             let bases = store.overridden_by(id);
             let member = if bases.is_empty() {
                 None
