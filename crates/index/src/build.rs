@@ -1362,23 +1362,7 @@ fn prepare_patch(
     }
     overrides.sort_unstable();
     overrides.dedup();
-    let base_meta = store.meta();
-    let grown: i64 = changed
-        .iter()
-        .filter_map(|f| {
-            Some(f.size as i64 - store.file(store.file_id(&f.walked.path)?)?.size as i64)
-        })
-        .sum();
-    // The base's record with this build's time and size; the store writes the patch's
-    // own generation, base and files.
-    let meta = store::IndexMeta {
-        built_unix_ms: unix_ms(),
-        source_bytes: base_meta.source_bytes.saturating_add_signed(grown),
-        generation: None,
-        patch_of: None,
-        patched_files: Vec::new(),
-        ..base_meta
-    };
+    let meta = patch_meta(store, changed);
     Some(Patch {
         // The names and remap of the generation it replaces, unchanged: this patch keeps
         // every interface.
@@ -1592,11 +1576,12 @@ fn prepare_interface_patch(
 
     // Table ids to ids now: untouched files keep theirs, files whose definitions changed
     // take fresh ranges after every id in use.
+    let remapped_files: HashSet<u32> = remapped.iter().copied().collect();
     let mut next = store.symbol_id_end();
     let mut start_of: Vec<u32> = Vec::with_capacity(files.len());
     for (fid, file) in data.files.iter().enumerate() {
         let fid = fid as u32;
-        if remapped.contains(&fid) {
+        if remapped_files.contains(&fid) {
             start_of.push(next);
             next += file.symbols.1 - file.symbols.0;
         } else {
@@ -1760,21 +1745,7 @@ fn prepare_interface_patch(
     // (about a second on a large tree).
     drop(rows_of);
     std::thread::spawn(move || drop((slots, data)));
-    let base_meta = store.meta();
-    let grown: i64 = changed
-        .iter()
-        .filter_map(|f| {
-            Some(f.size as i64 - store.file(store.file_id(&f.walked.path)?)?.size as i64)
-        })
-        .sum();
-    let meta = store::IndexMeta {
-        built_unix_ms: unix_ms(),
-        source_bytes: base_meta.source_bytes.saturating_add_signed(grown),
-        generation: None,
-        patch_of: None,
-        patched_files: Vec::new(),
-        ..base_meta
-    };
+    let meta = patch_meta(store, changed);
     trace(&timer, "interface patch prepared");
     Some(Patch {
         data: store::StoreData {
@@ -1791,6 +1762,26 @@ fn prepare_interface_patch(
         ids: affected,
         entries,
     })
+}
+
+/// A patch's build record: the base's with this build's time and source size (the store
+/// writes the patch's own generation, base and files).
+fn patch_meta(store: &store::Store, changed: &[ReadFile<'_>]) -> store::IndexMeta {
+    let base_meta = store.meta();
+    let grown: i64 = changed
+        .iter()
+        .filter_map(|f| {
+            Some(f.size as i64 - store.file(store.file_id(&f.walked.path)?)?.size as i64)
+        })
+        .sum();
+    store::IndexMeta {
+        built_unix_ms: unix_ms(),
+        source_bytes: base_meta.source_bytes.saturating_add_signed(grown),
+        generation: None,
+        patch_of: None,
+        patched_files: Vec::new(),
+        ..base_meta
+    }
 }
 
 /// Rounds of following changed names into the definitions typed by them (a type alias
