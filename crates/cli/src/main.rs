@@ -27,6 +27,14 @@ use mcursor_tools::wire;
 
 use crate::render::Out;
 
+/// mimalloc instead of the system allocator: building an index allocates and frees
+/// millions of small facts, and glibc's malloc took a fifth of a cold index's time
+/// (benches/README.md, "The allocator"). Built without transparent huge pages
+/// (`no_thp`): the kernel clears a 2 MiB page on first touch, which made loading the
+/// facts cache three times slower.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(
     name = "mcursor",

@@ -513,6 +513,59 @@ fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
     );
 }
 
+/// More edited files than a patch takes, after an earlier patch: the update resolves in
+/// full and sees every edit (it once patched none of them and reported success).
+#[test]
+fn edits_past_the_patch_limit_after_a_patch_are_all_indexed() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    std::fs::write(
+        root.join("Cargo.toml"),
+        "[package]\nname = \"many\"\nversion = \"0.1.0\"\n",
+    )
+    .expect("write");
+    // One more file than a patch can hold, besides the one patched first.
+    let files = 1001;
+    for i in 0..=files {
+        std::fs::write(
+            root.join(format!("src/f{i}.rs")),
+            format!("pub fn f{i}() {{}}\n"),
+        )
+        .expect("write");
+    }
+    build_index(root, &options(true), &|_| {}).expect("first build");
+    let add = |i: usize| {
+        let path = root.join(format!("src/f{i}.rs"));
+        let text = std::fs::read_to_string(&path).expect("read");
+        std::fs::write(&path, format!("{text}pub fn added{i}() {{}}\n")).expect("edit");
+    };
+    add(0);
+    let output = mcursor(root, &["--json", "index"]);
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    assert_eq!(json["patched"], true, "{json}");
+    (1..=files).for_each(add);
+    let output = mcursor(root, &["--json", "index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    let summary = (json["patched"].as_bool(), json["symbols"].as_u64());
+    assert_eq!(summary, (Some(false), Some(2 * (files as u64 + 1))));
+    for i in [0, 1, files / 2, files] {
+        let found = stdout(&mcursor(root, &["find", &format!("added{i}")]));
+        assert!(
+            found.contains(&format!("src/f{i}.rs:2")),
+            "added{i}: {found}"
+        );
+    }
+    let updated = Index::open(root).expect("open").dump().expect("dump");
+    let fresh = fresh_dump(root);
+    assert!(
+        updated == fresh,
+        "{}",
+        diff_lines(&updated, &fresh).join("\n")
+    );
+}
+
 #[test]
 fn the_summary_says_what_changed() {
     let repo = mixed_repo();

@@ -11,8 +11,10 @@
 //! A reader takes the generation from the text index's committed payload and opens the
 //! graph file of that generation, so it always sees a matching pair.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
@@ -27,6 +29,7 @@ use crate::resolve::{
     CompactFacts, FileMemo, ParsedFile, cargo_package_name, go_module_path, resolve, rows_from_memo,
 };
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
+use crate::trace::trace;
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
 use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
 use mcursor_syntax::SymbolKind;
@@ -1127,7 +1130,7 @@ const MAX_PATCH_FILES: usize = 1000;
 /// A patch ready to commit: new records of the files it replaces (this update's edits and
 /// the files earlier patches of the same base replaced), and their cache entries.
 struct Patch {
-    data: store::StoreData,
+    data: store::StoreData<'static>,
     /// Files whose references it resolved with the whole tree's tables.
     resolved: usize,
     ids: Vec<u32>,
@@ -1162,6 +1165,12 @@ fn prepare_patch(
         .filter(|&&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
         .count();
     if carried + changed.len() > MAX_PATCH_FILES {
+        if std::env::var_os("MCURSOR_TRACE").is_some() {
+            eprintln!(
+                "[mcursor] not a patch: {} edited and {carried} carried files",
+                changed.len()
+            );
+        }
         return None;
     }
     for &id in &earlier {
@@ -1185,17 +1194,16 @@ fn prepare_patch(
     let target_name = |sid: u32| Some(store.symbol_name(sid)).filter(|&n| n != store::NONE);
     let prefix_of = |sid: u32| {
         let s = store.symbol(sid)?;
-        Some(
+        Some(Arc::from(
             s.qualified_name
                 .strip_suffix(s.name)
-                .unwrap_or(&s.qualified_name)
-                .to_owned(),
-        )
+                .unwrap_or(&s.qualified_name),
+        ))
     };
-    type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow>, Vec<RefRow>);
+    type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow<'static>>, Vec<RefRow>);
     // Per edited file: its memo, rows and symbol range (the parsed file stays in
     // `parsed` until every file is known to fit).
-    type Fitted = (FileMemo, Vec<SymbolRow>, Vec<RefRow>, (u32, u32));
+    type Fitted = (FileMemo, Vec<SymbolRow<'static>>, Vec<RefRow>, (u32, u32));
     let fitted: std::result::Result<Vec<Fitted>, String> = pool.install(|| {
         changed
             .par_iter()
@@ -1283,9 +1291,9 @@ fn prepare_patch(
                     end_column: s.end_column,
                     kind: s.kind,
                     member: s.member,
-                    qualified: prefix_of(sid)?,
-                    signature: s.signature.to_owned(),
-                    doc: s.doc.to_owned(),
+                    prefix: prefix_of(sid)?,
+                    signature: Cow::Owned(s.signature.to_owned()),
+                    doc: Cow::Owned(s.doc.to_owned()),
                 })
             })
             .collect::<Option<Vec<_>>>()?;
@@ -1403,9 +1411,14 @@ fn prepare_interface_patch(
             eprintln!("[mcursor] not an interface patch: {reason}");
         }
     };
-    if changes.all.iter().any(|c| c.change != Change::Modified)
-        || parsed.iter().any(Option::is_none)
-    {
+    if changes.all.iter().any(|c| c.change != Change::Modified) {
+        return None;
+    }
+    // The edits come parsed from `prepare_patch`, one per changed file; it stops before
+    // parsing when its own limit is passed, and then there is nothing to patch with
+    // (zipping the edits with nothing would patch none of them).
+    if parsed.len() != changed.len() || parsed.iter().any(Option::is_none) {
+        refuse("the edited files were not parsed (too many files for a patch)");
         return None;
     }
     let timer = Instant::now();
@@ -1647,7 +1660,7 @@ fn prepare_interface_patch(
         let mut now: HashMap<(String, SymbolKind), Vec<u32>> = HashMap::new();
         let first = start_of[fid as usize];
         for (i, row) in rows_of.get(&fid)?.iter().enumerate().rev() {
-            now.entry((row.qualified.clone(), row.kind))
+            now.entry((format!("{}{}", row.prefix, name_of(row.name)), row.kind))
                 .or_default()
                 .push(first + i as u32);
         }
@@ -1689,17 +1702,14 @@ fn prepare_interface_patch(
         row.symbols = (first, first + (end - start));
         file_rows.push(row);
         for s in rows_of.get(&fid)?.iter() {
-            let name = name_of(s.name);
-            symbols.push(SymbolRow {
-                name: name_id(s.name),
-                parent: translate(s.parent),
-                qualified: s
-                    .qualified
-                    .strip_suffix(name)
-                    .unwrap_or(&s.qualified)
-                    .to_owned(),
-                ..s.clone()
-            });
+            symbols.push(
+                SymbolRow {
+                    name: name_id(s.name),
+                    parent: translate(s.parent),
+                    ..s.clone()
+                }
+                .into_owned(),
+            );
         }
     }
     let mut refs: Vec<RefRow> = data
@@ -1733,18 +1743,23 @@ fn prepare_interface_patch(
             ..r.clone()
         })
         .collect();
+    let memos: Vec<FileMemo> = memos
+        .into_iter()
+        .map(|memo| memo.map_targets(|sid| Some(to_store(sid))))
+        .collect::<Option<_>>()?;
+    // The resolution's records (only the patched files' rows, borrowing from `files`).
+    drop(rows_of);
+    drop(data);
     let mut entries = Vec::with_capacity(affected.len());
     let mut slots: Vec<Option<ParsedFile>> = files.into_iter().map(Some).collect();
     for (&fid, memo) in affected.iter().zip(memos) {
-        let memo = memo.map_targets(|sid| Some(to_store(sid)))?;
         let mut parsed = slots[fid as usize].take()?;
         parsed.row.symbols = file_rows[entries.len()].symbols;
         entries.push((parsed, memo));
     }
-    // The untouched files' facts and the tree's tables are freed off the critical path
-    // (about a second on a large tree).
-    drop(rows_of);
-    std::thread::spawn(move || drop((slots, data)));
+    // The untouched files' facts are freed off the critical path (about a second on a
+    // large tree).
+    std::thread::spawn(move || drop(slots));
     let meta = patch_meta(store, changed);
     trace(&timer, "interface patch prepared");
     Some(Patch {
@@ -1904,12 +1919,6 @@ fn parse_pool(threads: usize, root: &Path) -> Result<rayon::ThreadPool> {
 }
 
 /// Phase timings on stderr when `MCURSOR_TRACE` is set (for profiling builds).
-fn trace(started: &Instant, phase: &str) {
-    if std::env::var_os("MCURSOR_TRACE").is_some() {
-        eprintln!("[mcursor] {phase} at {} ms", started.elapsed().as_millis());
-    }
-}
-
 fn read_and_parse(
     file: &walk::WalkedFile,
     config: &ParseConfig,

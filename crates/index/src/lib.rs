@@ -37,6 +37,7 @@ mod query;
 mod resolve;
 pub mod store;
 mod text;
+mod trace;
 pub mod walk;
 pub mod watch;
 

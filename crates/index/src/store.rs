@@ -24,10 +24,12 @@
 //! | remap | in a patch, `(base id, id now)` pairs sorted by base id: where the symbols of files whose definitions changed went (`u32::MAX`: removed); empty otherwise |
 //! | meta | JSON build summary |
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use memmap2::Mmap;
@@ -172,8 +174,11 @@ pub(crate) struct FileRow {
     pub symbols: (u32, u32),
 }
 
+/// A symbol as the builder hands it to the writer. A cold build holds one per definition
+/// of the tree at once, so its texts are shared: the prefix among the symbols of one scope,
+/// the signature and doc borrowed from the file's facts where the build still has them.
 #[derive(Debug, Clone)]
-pub(crate) struct SymbolRow {
+pub(crate) struct SymbolRow<'a> {
     pub name: u32,
     pub file: u32,
     pub parent: u32,
@@ -185,9 +190,22 @@ pub(crate) struct SymbolRow {
     /// A member of a container (method, field, variant, associated item): never named
     /// by a bare name outside it.
     pub member: bool,
-    pub qualified: String,
-    pub signature: String,
-    pub doc: String,
+    /// The qualified name's part before the name (`config::` of `config::parse`); the name
+    /// itself is in the names table.
+    pub prefix: Arc<str>,
+    pub signature: Cow<'a, str>,
+    pub doc: Cow<'a, str>,
+}
+
+impl SymbolRow<'_> {
+    /// The row with its texts copied, free of the facts it borrowed from.
+    pub fn into_owned(self) -> SymbolRow<'static> {
+        SymbolRow {
+            signature: Cow::Owned(self.signature.into_owned()),
+            doc: Cow::Owned(self.doc.into_owned()),
+            ..self
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -235,12 +253,12 @@ impl ImplRecord {
 }
 
 /// Everything one generation of the store holds, in memory, ready to write.
-pub(crate) struct StoreData {
+pub(crate) struct StoreData<'a> {
     /// Sorted, unique.
     pub names: Vec<String>,
     /// Sorted by path.
     pub files: Vec<FileRow>,
-    pub symbols: Vec<SymbolRow>,
+    pub symbols: Vec<SymbolRow<'a>>,
     pub refs: Vec<RefRow>,
     /// `(member, overridden)`: trait, interface and base-class members their
     /// implementations answer for. In a patch, every pair with a side in a patched file.
@@ -308,12 +326,6 @@ impl<'a> StringsBuilder<'a> {
     }
 }
 
-/// The part of a qualified name before the symbol's own name (`config::` for
-/// `config::parse_config`); the name itself is in the names section already.
-fn qualified_prefix<'a>(qualified: &'a str, name: &str) -> &'a str {
-    qualified.strip_suffix(name).unwrap_or(qualified)
-}
-
 fn put_u32(out: &mut Vec<u8>, v: u32) {
     out.extend_from_slice(&v.to_le_bytes());
 }
@@ -325,7 +337,7 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
 /// Encodes one section (all but the strings, which accumulate across sections).
 fn encode_section<'a>(
     section: Section,
-    data: &'a StoreData,
+    data: &'a StoreData<'a>,
     strings: &mut StringsBuilder<'a>,
     generation: u64,
 ) -> Vec<u8> {
@@ -355,6 +367,7 @@ fn encode_section<'a>(
             }
         }
         Section::Symbols => {
+            out.reserve_exact(data.symbols.len() * SYMBOL_RECORD);
             for s in &data.symbols {
                 for v in [
                     s.name,
@@ -368,15 +381,7 @@ fn encode_section<'a>(
                     put_u32(&mut out, v);
                 }
                 out.extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
-                // A patch's rows hold the prefix already (its names are not all here).
-                let prefix = match data.meta.patch_of {
-                    Some(_) => s.qualified.as_str(),
-                    None => {
-                        let name = data.names.get(s.name as usize).map_or("", String::as_str);
-                        qualified_prefix(&s.qualified, name)
-                    }
-                };
-                for text in [prefix, &s.signature, &s.doc] {
+                for text in [&*s.prefix, &*s.signature, &*s.doc] {
                     let (o, l) = strings.add(text);
                     put_u32(&mut out, o);
                     put_u32(&mut out, l);
@@ -393,9 +398,12 @@ fn encode_section<'a>(
                 .map(|(i, s)| [s.name, s.file, s.line, s.column, i as u32])
                 .collect();
             by_name.par_sort_unstable();
-            out = by_name.iter().flat_map(|k| k[4].to_le_bytes()).collect();
+            out.reserve_exact(by_name.len() * 4);
+            out.extend(by_name.iter().flat_map(|k| k[4].to_le_bytes()));
         }
         Section::Refs => {
+            // Reserved exactly: a doubling vector of this size briefly holds 1.5 times it.
+            out.reserve_exact(data.refs.len() * REF_RECORD);
             for r in &data.refs {
                 for v in [r.name, r.file, r.line, r.column, r.target, r.enclosing] {
                     put_u32(&mut out, v);
@@ -416,7 +424,8 @@ fn encode_section<'a>(
                 .map(|(i, r)| [r.file, r.line, r.column, i as u32])
                 .collect();
             by_file.par_sort_unstable();
-            out = by_file.iter().flat_map(|k| k[3].to_le_bytes()).collect();
+            out.reserve_exact(by_file.len() * 4);
+            out.extend(by_file.iter().flat_map(|k| k[3].to_le_bytes()));
         }
         Section::Remap => {
             for &(old, new) in &data.remap {
@@ -472,10 +481,10 @@ fn encode_section<'a>(
 
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
 ///
-/// Sections are encoded (those without strings in parallel with the others), then
-/// written with the strings last, and the header is written over its placeholder at the
-/// end.
-pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<PathBuf> {
+/// Sections are encoded (those without strings in parallel with the others) and written
+/// as each is ready, the strings last; the header, its section table in section order,
+/// is written over its placeholder at the end.
+pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result<PathBuf> {
     use std::io::{Seek, SeekFrom};
 
     let path = dir.join(graph_file_name(generation));
@@ -488,10 +497,10 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
     let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
     let header_len = HEADER_BYTES + SECTION_ENTRY_BYTES * SECTIONS.len();
     out.write_all(&vec![0u8; header_len]).at(&tmp_path)?;
-    let mut offset = header_len as u64;
-    let mut table = Vec::with_capacity(SECTIONS.len());
-    // The sections without strings are encoded on another thread while the ones that
-    // add strings go through the (sequential) strings builder.
+    // Sections are written as they are encoded, in the order they finish, so only the
+    // ones in flight are in memory (all of them at once are a quarter of a cold build's
+    // peak). Those without strings are encoded in parallel on rayon; the ones that add
+    // strings go through the (sequential) strings builder, whose section comes last.
     const PLAIN: [Section; 7] = [
         Section::Remap,
         Section::SymbolsByName,
@@ -501,39 +510,42 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
         Section::Overrides,
         Section::OverriddenBy,
     ];
-    let (plain, (mut with_strings, strings)) = rayon::join(
-        || {
-            PLAIN
-                .par_iter()
-                .map(|&s| {
-                    (
-                        s,
-                        encode_section(s, data, &mut StringsBuilder::default(), generation),
-                    )
-                })
-                .collect::<Vec<_>>()
-        },
-        || {
+    let mut table = std::thread::scope(|scope| {
+        let (sender, encoded) = std::sync::mpsc::channel::<(Section, Vec<u8>)>();
+        let plain_sender = sender.clone();
+        scope.spawn(move || {
+            PLAIN.par_iter().for_each_with(plain_sender, |sender, &s| {
+                let bytes = encode_section(s, data, &mut StringsBuilder::default(), generation);
+                // A closed channel means the writer failed; its error is reported.
+                let _ = sender.send((s, bytes));
+            });
+        });
+        scope.spawn(move || {
             let mut strings = StringsBuilder::default();
-            let encoded: Vec<(Section, Vec<u8>)> = SECTIONS
+            for &s in SECTIONS
                 .iter()
-                .copied()
-                .filter(|s| *s != Section::Strings && !PLAIN.contains(s))
-                .map(|s| (s, encode_section(s, data, &mut strings, generation)))
-                .collect();
-            (encoded, strings.bytes)
-        },
-    );
-    with_strings.extend(plain);
-    with_strings.push((Section::Strings, strings));
-    for (section, bytes) in with_strings {
-        let aligned = offset.div_ceil(8) * 8;
-        out.write_all(&[0u8; 8][..(aligned - offset) as usize])
-            .at(&tmp_path)?;
-        out.write_all(&bytes).at(&tmp_path)?;
-        table.push((section, aligned, bytes.len() as u64));
-        offset = aligned + bytes.len() as u64;
-    }
+                .filter(|s| **s != Section::Strings && !PLAIN.contains(s))
+            {
+                let bytes = encode_section(s, data, &mut strings, generation);
+                if sender.send((s, bytes)).is_err() {
+                    return;
+                }
+            }
+            let _ = sender.send((Section::Strings, strings.bytes));
+        });
+        let mut offset = header_len as u64;
+        let mut table = Vec::with_capacity(SECTIONS.len());
+        for (section, bytes) in encoded {
+            let aligned = offset.div_ceil(8) * 8;
+            out.write_all(&[0u8; 8][..(aligned - offset) as usize])
+                .at(&tmp_path)?;
+            out.write_all(&bytes).at(&tmp_path)?;
+            table.push((section, aligned, bytes.len() as u64));
+            offset = aligned + bytes.len() as u64;
+        }
+        Ok::<_, IndexError>(table)
+    })?;
+    table.sort_unstable_by_key(|&(section, _, _)| section as u32);
     let mut header = Vec::with_capacity(header_len);
     header.extend_from_slice(MAGIC);
     put_u32(&mut header, FORMAT_VERSION);
@@ -566,7 +578,7 @@ pub(crate) fn write(dir: &Path, data: &StoreData, generation: u64) -> Result<Pat
 /// holding only the prefix before its name.
 pub(crate) fn write_patch(
     dir: &Path,
-    mut data: StoreData,
+    mut data: StoreData<'_>,
     generation: u64,
     base: u64,
     patched: &[u32],
@@ -1564,7 +1576,7 @@ mod tests {
         );
     }
 
-    fn sample() -> StoreData {
+    fn sample() -> StoreData<'static> {
         StoreData {
             names: vec!["alpha".into(), "beta".into()],
             files: vec![FileRow {
@@ -1588,9 +1600,9 @@ mod tests {
                     end_column: 2,
                     kind: SymbolKind::Function,
                     member: false,
-                    qualified: "beta".into(),
+                    prefix: "".into(),
                     signature: "fn beta()".into(),
-                    doc: String::new(),
+                    doc: "".into(),
                 },
                 SymbolRow {
                     name: 0,
@@ -1602,7 +1614,7 @@ mod tests {
                     end_column: 20,
                     kind: SymbolKind::Struct,
                     member: false,
-                    qualified: "beta::alpha".into(),
+                    prefix: "beta::".into(),
                     signature: "struct alpha".into(),
                     doc: "Docs.".into(),
                 },
@@ -1666,7 +1678,7 @@ mod tests {
         let row = |name: u32, line: u32| SymbolRow {
             name,
             line,
-            qualified: String::new(),
+            prefix: "".into(),
             ..base.symbols[0].clone()
         };
         let patch = StoreData {

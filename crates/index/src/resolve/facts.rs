@@ -2,7 +2,9 @@
 //! tree at once (and the facts cache stores): strings interned per file, definitions and
 //! references as plain integers, types and value chains deduplicated per file.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
@@ -625,14 +627,15 @@ impl CompactFacts {
         fid: u32,
         symbol_base: u32,
         name_id: &dyn Fn(&str) -> Option<u32>,
-        prefix_of: &dyn Fn(u32) -> Option<String>,
-    ) -> Option<Vec<SymbolRow>> {
+        prefix_of: &dyn Fn(u32) -> Option<Arc<str>>,
+    ) -> Option<Vec<SymbolRow<'static>>> {
         self.definitions
             .iter()
             .enumerate()
             .map(|(i, d)| {
-                let qualified = prefix_of(symbol_base + i as u32)?;
-                Some(self.symbol_row(d, name_id(self.name(d))?, fid, symbol_base, qualified))
+                let prefix = prefix_of(symbol_base + i as u32)?;
+                let row = self.symbol_row(d, name_id(self.name(d))?, fid, symbol_base, prefix);
+                Some(row.into_owned())
             })
             .collect()
     }
@@ -644,8 +647,8 @@ impl CompactFacts {
         name: u32,
         fid: u32,
         symbol_base: u32,
-        qualified: String,
-    ) -> SymbolRow {
+        prefix: Arc<str>,
+    ) -> SymbolRow<'_> {
         SymbolRow {
             name,
             file: fid,
@@ -660,9 +663,9 @@ impl CompactFacts {
             end_column: d.end_column,
             kind: d.kind,
             member: d.container != NONE,
-            qualified,
-            signature: self.text(d.signature).to_owned(),
-            doc: self.text(d.doc).to_owned(),
+            prefix,
+            signature: Cow::Borrowed(self.text(d.signature)),
+            doc: Cow::Borrowed(self.text(d.doc)),
         }
     }
 

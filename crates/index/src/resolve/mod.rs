@@ -27,6 +27,7 @@ mod rust;
 mod types;
 
 use std::collections::HashSet;
+use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -34,6 +35,7 @@ use mcursor_syntax::{Family, Import, ImportTarget, Lang, RefKind, SymbolKind};
 use rayon::prelude::*;
 
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
+use crate::trace::trace_phase;
 
 pub(crate) use facts::{CompactFacts, Def, LocalRef};
 pub(crate) use go::go_module_path;
@@ -75,8 +77,10 @@ impl Chase {
     }
 }
 
-struct Symbol {
-    name: String,
+struct Symbol<'a> {
+    /// Borrowed from the file's facts: a tree's symbols would otherwise hold a copy of
+    /// every name (a large share of a cold build's peak memory).
+    name: &'a str,
     kind: SymbolKind,
     family: Family,
     /// A member of a container (a method, field, variant, associated item): never in
@@ -92,11 +96,11 @@ struct Tables<'a> {
     /// Identifies this resolution run in per-thread caches.
     run: u64,
     files: &'a [ParsedFile],
-    symbols: Vec<Symbol>,
+    symbols: Vec<Symbol<'a>>,
     /// First symbol id of each file.
     file_base: Vec<u32>,
     /// Name → (its id in the store's name table, the symbols with that name).
-    by_name: HashMap<String, (u32, Vec<u32>)>,
+    by_name: HashMap<&'a str, (u32, Vec<u32>)>,
     file_ids: HashMap<&'a str, u32>,
     rust: rust::RustTables,
     ecma: ecma::EcmaTables,
@@ -108,13 +112,6 @@ struct Tables<'a> {
     ruby: classes::ClassTables,
     c: c::CTables,
     types: types::TypeIndex,
-}
-
-/// A phase's duration on stderr when `MCURSOR_TRACE` is set.
-fn trace_phase(what: &str, since: std::time::Instant) {
-    if std::env::var_os("MCURSOR_TRACE").is_some() {
-        eprintln!("[mcursor] {what} in {} ms", since.elapsed().as_millis());
-    }
 }
 
 /// FNV-1a, fed piecewise: hashing `a` then `b` equals hashing `ab`, so a key can be built
@@ -511,7 +508,7 @@ fn emit_refs(
 pub(crate) fn resolve(
     files: &[ParsedFile],
     meta: crate::store::IndexMeta,
-) -> (StoreData, Vec<FileMemo>) {
+) -> (StoreData<'_>, Vec<FileMemo>) {
     resolve_some(files, meta, None)
 }
 
@@ -520,11 +517,11 @@ pub(crate) fn resolve(
 /// range of symbol ids) and name, every override and implementation, and the symbol rows
 /// and references of those files only (their rows back to back, in that order); the
 /// memos are theirs, in that order.
-pub(crate) fn resolve_some(
-    files: &[ParsedFile],
+pub(crate) fn resolve_some<'a>(
+    files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
     only: Option<&[u32]>,
-) -> (StoreData, Vec<FileMemo>) {
+) -> (StoreData<'a>, Vec<FileMemo>) {
     let started = std::time::Instant::now();
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
@@ -548,9 +545,19 @@ pub(crate) fn resolve_some(
         c: c::CTables::default(),
         types: types::TypeIndex::default(),
     };
-    let mut rows: Vec<SymbolRow> = Vec::new();
+    // Sized up front: a cold build holds millions of rows, and a growing vector briefly
+    // holds twice its rows while it reallocates.
+    let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
+    let wanted_definitions = match only {
+        Some(only) => only.iter().map(|&fid| definitions(fid as usize)).sum(),
+        None => (0..files.len()).map(definitions).sum(),
+    };
+    tables
+        .symbols
+        .reserve_exact((0..files.len()).map(definitions).sum());
+    let mut rows: Vec<SymbolRow> = Vec::with_capacity(wanted_definitions);
     // The symbol id of each row.
-    let mut row_symbols: Vec<u32> = Vec::new();
+    let mut row_symbols: Vec<u32> = Vec::with_capacity(wanted_definitions);
     let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
     for (fid, file) in files.iter().enumerate() {
         let fid = fid as u32;
@@ -581,17 +588,19 @@ pub(crate) fn resolve_some(
                 Family::Php => (tables.php.add_file(facts, base), "\\"),
                 Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
             };
+            // The file's symbols of one scope share their prefix.
+            let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
             for (i, d) in facts.definitions.iter().enumerate() {
                 let sid = base + i as u32;
                 let name = facts.name(d);
                 match tables.by_name.get_mut(name) {
                     Some(entry) => entry.1.push(sid),
                     None => {
-                        tables.by_name.insert(name.to_owned(), (0, vec![sid]));
+                        tables.by_name.insert(name, (0, vec![sid]));
                     }
                 }
                 tables.symbols.push(Symbol {
-                    name: name.to_owned(),
+                    name,
                     kind: d.kind,
                     family,
                     member: d.container != NONE,
@@ -646,8 +655,18 @@ pub(crate) fn resolve_some(
                     tables.rust.add_definition(fid, sid, name, &qualified);
                 }
                 if wanted {
+                    // `qualified` ends with the name (written last, above).
+                    let prefix = &qualified[..qualified.len() - name.len()];
+                    let prefix = match prefixes.get(prefix) {
+                        Some(shared) => Arc::clone(shared),
+                        None => {
+                            let shared: Arc<str> = prefix.into();
+                            prefixes.insert(Arc::clone(&shared));
+                            shared
+                        }
+                    };
                     // Name ids are assigned once every name is known (below).
-                    rows.push(facts.symbol_row(d, 0, fid, base, qualified));
+                    rows.push(facts.symbol_row(d, 0, fid, base, prefix));
                     row_symbols.push(sid);
                 }
             }
@@ -658,7 +677,7 @@ pub(crate) fn resolve_some(
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
 
-    let mut names: Vec<String> = tables.by_name.keys().cloned().collect();
+    let mut names: Vec<&str> = tables.by_name.keys().copied().collect();
     names.sort_unstable();
     for (i, name) in names.iter().enumerate() {
         if let Some(entry) = tables.by_name.get_mut(name) {
@@ -666,7 +685,7 @@ pub(crate) fn resolve_some(
         }
     }
     for (row, &sid) in rows.iter_mut().zip(&row_symbols) {
-        let name = tables.symbols[sid as usize].name.as_str();
+        let name = tables.symbols[sid as usize].name;
         row.name = tables.by_name.get(name).map_or(0, |e| e.0);
     }
     trace_phase("tables built", started);
@@ -688,17 +707,21 @@ pub(crate) fn resolve_some(
         .unzip();
     trace_phase("references resolved", phase);
     let phase = std::time::Instant::now();
-    let mut refs: Vec<RefRow> = per_file.into_iter().flatten().collect();
+    // Sized once and filled file by file (each file's rows freed as they are copied): a
+    // growing vector would hold up to twice the references while it reallocates.
+    let mut refs: Vec<RefRow> = Vec::with_capacity(per_file.iter().map(Vec::len).sum());
+    for file_refs in per_file {
+        refs.extend(file_refs);
+    }
     refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
     let overrides = tables.types.overrides.clone();
     let implementations = std::mem::take(&mut tables.types.implementations);
+    let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
     // Freeing a few million small allocations takes half a second on a large tree: let
-    // it overlap the store write (only the borrowed fields stay behind).
+    // it overlap the store write (only the fields that borrow the facts stay behind).
     let owned = (
-        tables.symbols,
-        tables.by_name,
         tables.rust,
         tables.ecma,
         tables.python,
@@ -823,7 +846,7 @@ impl Tables<'_> {
             import_outcome,
             &|sid| {
                 self.by_name
-                    .get(&self.symbols[sid as usize].name)
+                    .get(self.symbols[sid as usize].name)
                     .map(|e| e.0)
             },
             &|name| self.by_name.get(name).map(|e| e.0),

@@ -269,7 +269,7 @@ impl TypeIndex {
                     SymbolKind::Method | SymbolKind::Function => RefKind::Call,
                     _ => RefKind::Field,
                 };
-                match index.find_member(t, symbol.family, supertype, &symbol.name, kind) {
+                match index.find_member(t, symbol.family, supertype, symbol.name, kind) {
                     Lookup::Found(base) | Lookup::Ambiguous(base) if base != *member => {
                         Some((*member, base))
                     }
@@ -513,7 +513,7 @@ impl Tables<'_> {
     /// The name id (in the store's name table) of symbol `sid`'s name.
     fn name_id_of(&self, sid: u32) -> u32 {
         self.by_name
-            .get(&self.symbols[sid as usize].name)
+            .get(self.symbols[sid as usize].name)
             .map_or(NONE, |e| e.0)
     }
 
