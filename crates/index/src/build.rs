@@ -8,6 +8,10 @@
 //!    `meta.json` by rename, so this is the single commit point for both.
 //! 3. Older graph files are removed, keeping the previous one for readers that opened it.
 //!
+//! The protocol is written once, in `commit_generation`: a patch and a full build differ
+//! only in what they write before the commit point (a patch store over its base and the
+//! patch's cache entries, or a whole store and cache).
+//!
 //! A reader takes the generation from the text index's committed payload and opens the
 //! graph file of that generation, so it always sees a matching pair.
 
@@ -443,7 +447,7 @@ fn update(
     };
     let previous_generation = crate::committed_generation(&text_index).unwrap_or(0);
     let indexing_threads = (threads / 2).max(1);
-    let mut writer = text_index.writer_with_num_threads::<tantivy::TantivyDocument>(
+    let writer = text_index.writer_with_num_threads::<tantivy::TantivyDocument>(
         indexing_threads,
         64 * 1024 * 1024 * indexing_threads,
     )?;
@@ -491,23 +495,19 @@ fn update(
                 file.hash,
             )?;
         }
-        let mut prepared = writer.prepare_commit()?;
-        trace(&started, "text prepared");
         let generation = previous_generation + 1;
         let base = index.store().base_generation();
-        let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
-        let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
-            patch.entries.iter().map(|(f, m)| (f, Some(m))).collect();
-        trace(&started, "patch written");
-        cache::write_patch(&dir, &entries)?;
-        if !targeted {
-            known.write_if_changed(&dir, &binary, &touched)?;
-        }
-        prepared.set_payload(&crate::CommitPayload { generation }.to_json());
-        prepared.commit()?;
-        writer.wait_merging_threads()?;
-        remove_old_generations(&dir, &[generation, base]);
-        trace(&started, "patch committed");
+        let path = commit_generation(writer, &dir, &started, generation, Some(base), || {
+            let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
+            trace(&started, "patch written");
+            let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
+                patch.entries.iter().map(|(f, m)| (f, Some(m))).collect();
+            cache::write_patch(&dir, &entries)?;
+            if !targeted {
+                known.write_if_changed(&dir, &binary, &touched)?;
+            }
+            Ok(path)
+        })?;
         let written = store::Store::open(&path)?;
         skipped.sort();
         let skipped = (!targeted).then_some(skipped);
@@ -684,27 +684,24 @@ fn update(
         ..store::IndexMeta::default()
     };
     trace(&started, "parsed");
-    // Finish the text index's segments now (nothing is published until the commit
-    // below), so its indexing buffers are freed before resolution needs the memory.
-    let mut prepared = writer.prepare_commit()?;
-    trace(&started, "text segments written");
-    let (data, memos) = pool.install(|| resolve(&parsed_files, meta));
-    trace(&started, "resolved");
     let generation = previous_generation + 1;
-    store::write(&dir, &data, generation)?;
-    let (symbols, references) = (data.symbols.len(), data.refs.len());
-    drop(data);
-    trace(&started, "graph written");
-    pool.install(|| cache::write(&dir, &parsed_files, &memos))?;
-    known.write_if_changed(&dir, &binary, &touched)?;
-    // Freeing a million small allocations takes a while; let it overlap the commit.
-    std::thread::spawn(move || drop((parsed_files, memos)));
-    trace(&started, "cache written");
-    prepared.set_payload(&crate::CommitPayload { generation }.to_json());
-    prepared.commit()?;
-    writer.wait_merging_threads()?;
-    remove_old_generations(&dir, &[generation]);
-    trace(&started, "committed");
+    // Resolution runs after the text index's segments are written, so their indexing
+    // buffers are freed before it needs the memory.
+    let (symbols, references) =
+        commit_generation(writer, &dir, &started, generation, None, || {
+            let (data, memos) = pool.install(|| resolve(&parsed_files, meta));
+            trace(&started, "resolved");
+            store::write(&dir, &data, generation)?;
+            let counts = (data.symbols.len(), data.refs.len());
+            drop(data);
+            trace(&started, "graph written");
+            pool.install(|| cache::write(&dir, &parsed_files, &memos))?;
+            known.write_if_changed(&dir, &binary, &touched)?;
+            // Freeing a million small allocations takes a while; let it overlap the commit.
+            std::thread::spawn(move || drop((parsed_files, memos)));
+            trace(&started, "cache written");
+            Ok(counts)
+        })?;
 
     Ok(Some(BuildSummary {
         root: root.clone(),
@@ -1985,6 +1982,31 @@ fn prepare_format(dir: &Path) -> Result<()> {
 
 /// Removes graph files of generations not in `keep` (the current one and, for a patch,
 /// its base) and leftovers of interrupted writes.
+/// The commit protocol (see the module doc), the one place it is written: the text
+/// index's new segments are written unpublished, `write_generation` writes the store and
+/// the facts cache of `generation`, the text index commits with `generation` as its
+/// payload (the single commit point), and the graph files no reader can open any more
+/// are removed (all but `generation` and, for a patch, its `base`).
+fn commit_generation<T>(
+    mut writer: tantivy::IndexWriter,
+    dir: &Path,
+    started: &Instant,
+    generation: u64,
+    base: Option<u64>,
+    write_generation: impl FnOnce() -> Result<T>,
+) -> Result<T> {
+    let mut prepared = writer.prepare_commit()?;
+    trace(started, "text segments written");
+    let written = write_generation()?;
+    prepared.set_payload(&crate::CommitPayload { generation }.to_json());
+    prepared.commit()?;
+    writer.wait_merging_threads()?;
+    let keep: Vec<u64> = std::iter::once(generation).chain(base).collect();
+    remove_old_generations(dir, &keep);
+    trace(started, "committed");
+    Ok(written)
+}
+
 fn remove_old_generations(dir: &Path, keep: &[u64]) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
