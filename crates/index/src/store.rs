@@ -498,8 +498,8 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
     let header_len = HEADER_BYTES + SECTION_ENTRY_BYTES * SECTIONS.len();
     out.write_all(&vec![0u8; header_len]).at(&tmp_path)?;
     // Sections are written as they are encoded, in the order they finish, so only the
-    // ones in flight are in memory (all of them at once are a quarter of a cold build's
-    // peak). Those without strings are encoded in parallel on rayon; the ones that add
+    // ones in flight are in memory (together they are 270 MB on a 250 MB Rust tree).
+    // Those without strings are encoded in parallel on rayon; the ones that add
     // strings go through the (sequential) strings builder, whose section comes last.
     const PLAIN: [Section; 7] = [
         Section::Remap,

@@ -437,7 +437,7 @@ pub struct Reference {
 }
 
 /// What an import brings into scope.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum ImportTarget {
     /// A Rust `use` path, e.g. `["crate", "config", "load"]`. For a glob import the path
     /// names the module and `local` is `*`. A C prototype or `extern` declaration is the

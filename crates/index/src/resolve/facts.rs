@@ -452,16 +452,21 @@ impl CompactFacts {
             }
             changed.insert(key.0);
         }
-        let imports = |f: &CompactFacts| -> HashMap<(String, String, bool, Vec<String>), i32> {
+        type ImportKey<'f> = (&'f str, &'f ImportTarget, bool, &'f [String]);
+        fn imports(f: &CompactFacts) -> HashMap<ImportKey<'_>, i32> {
             let mut counts = HashMap::default();
             for i in &f.imports {
-                let target = format!("{:?}", i.target);
                 *counts
-                    .entry((i.local.clone(), target, i.reexport, i.modules.clone()))
+                    .entry((
+                        i.local.as_str(),
+                        &i.target,
+                        i.reexport,
+                        i.modules.as_slice(),
+                    ))
                     .or_insert(0) += 1;
             }
             counts
-        };
+        }
         let changed_imports = multiset_difference(imports(self), imports(old));
         if !changed_imports.is_empty() && includes_leak {
             return Err("an include changed");
@@ -470,7 +475,7 @@ impl CompactFacts {
             if local == "*" {
                 return Err("a glob import changed");
             }
-            changed.insert(local);
+            changed.insert(local.to_owned());
         }
         for i in self.imports.iter().chain(&old.imports) {
             if let Some(name) = super::import_name(i)
