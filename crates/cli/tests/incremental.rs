@@ -43,6 +43,17 @@ fn options(full: bool) -> BuildOptions {
     }
 }
 
+/// Asserts that the index of `root` dumps the same as a fresh build of the same tree.
+fn assert_equals_fresh(root: &Path) {
+    let updated = Index::open(root).expect("open").dump().expect("dump");
+    let fresh = fresh_dump(root);
+    assert!(
+        updated == fresh,
+        "{}",
+        diff_lines(&updated, &fresh).join("\n")
+    );
+}
+
 fn fresh_dump(root: &Path) -> String {
     let copy = tempfile::tempdir().expect("tempdir");
     copy_tree(root, copy.path());
@@ -488,13 +499,7 @@ fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
     copy_tree(root, copy.path());
     build_index(copy.path(), &options(true), &|_| {}).expect("fresh build");
     assert_eq!(patched, exported(copy.path()));
-    let updated = Index::open(root).expect("open").dump().expect("dump");
-    let fresh = fresh_dump(root);
-    assert!(
-        updated == fresh,
-        "{}",
-        diff_lines(&updated, &fresh).join("\n")
-    );
+    assert_equals_fresh(root);
     // A body edit on top of it is a patch again, over the same base.
     let text = std::fs::read_to_string(&config).expect("read") + "// note\n";
     std::fs::write(&config, text).expect("edit");
@@ -505,12 +510,7 @@ fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
         (Some(true), Some(0)),
         "{json}"
     );
-    let updated = Index::open(root).expect("open").dump().expect("dump");
-    assert!(
-        updated == fresh_dump(root),
-        "{}",
-        diff_lines(&updated, &fresh_dump(root)).join("\n")
-    );
+    assert_equals_fresh(root);
 }
 
 /// More edited files than a patch takes, after an earlier patch: the update resolves in
@@ -557,13 +557,7 @@ fn edits_past_the_patch_limit_after_a_patch_are_all_indexed() {
             "added{i}: {found}"
         );
     }
-    let updated = Index::open(root).expect("open").dump().expect("dump");
-    let fresh = fresh_dump(root);
-    assert!(
-        updated == fresh,
-        "{}",
-        diff_lines(&updated, &fresh).join("\n")
-    );
+    assert_equals_fresh(root);
 }
 
 #[test]

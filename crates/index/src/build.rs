@@ -33,7 +33,7 @@ use crate::resolve::{
     CompactFacts, FileMemo, ParsedFile, cargo_package_name, go_module_path, resolve, rows_from_memo,
 };
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
-use crate::trace::trace;
+use crate::trace::{note, trace};
 use crate::walk::{self, INDEX_DIR, SkipReason, Skipped, WalkOptions};
 use crate::{FORMAT_FILE, TEXT_DIR, format_marker, text};
 use mcursor_syntax::SymbolKind;
@@ -1162,12 +1162,10 @@ fn prepare_patch(
         .filter(|&&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
         .count();
     if carried + changed.len() > MAX_PATCH_FILES {
-        if std::env::var_os("MCURSOR_TRACE").is_some() {
-            eprintln!(
-                "[mcursor] not a patch: {} edited and {carried} carried files",
-                changed.len()
-            );
-        }
+        note(format_args!(
+            "not a patch: {} edited and {carried} carried files",
+            changed.len()
+        ));
         return None;
     }
     for &id in &earlier {
@@ -1256,9 +1254,7 @@ fn prepare_patch(
             })
             .collect::<Option<_>>()?,
         Err(reason) => {
-            if std::env::var_os("MCURSOR_TRACE").is_some() {
-                eprintln!("[mcursor] not a patch: {reason}");
-            }
+            note(format_args!("not a patch: {reason}"));
             return None;
         }
     };
@@ -1403,11 +1399,7 @@ fn prepare_interface_patch(
     pool: &rayon::ThreadPool,
     parsed: &mut [Option<ParsedFile>],
 ) -> Option<Patch> {
-    let refuse = |reason: &str| {
-        if std::env::var_os("MCURSOR_TRACE").is_some() {
-            eprintln!("[mcursor] not an interface patch: {reason}");
-        }
-    };
+    let refuse = |reason: &str| note(format_args!("not an interface patch: {reason}"));
     if changes.all.iter().any(|c| c.change != Change::Modified) {
         return None;
     }
@@ -1915,7 +1907,6 @@ fn parse_pool(threads: usize, root: &Path) -> Result<rayon::ThreadPool> {
         })
 }
 
-/// Phase timings on stderr when `MCURSOR_TRACE` is set (for profiling builds).
 fn read_and_parse(
     file: &walk::WalkedFile,
     config: &ParseConfig,
@@ -1980,8 +1971,6 @@ fn prepare_format(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Removes graph files of generations not in `keep` (the current one and, for a patch,
-/// its base) and leftovers of interrupted writes.
 /// The commit protocol (see the module doc), the one place it is written: the text
 /// index's new segments are written unpublished, `write_generation` writes the store and
 /// the facts cache of `generation`, the text index commits with `generation` as its
@@ -2007,6 +1996,8 @@ fn commit_generation<T>(
     Ok(written)
 }
 
+/// Removes graph files of generations not in `keep` (the current one and, for a patch,
+/// its base) and leftovers of interrupted writes.
 fn remove_old_generations(dir: &Path, keep: &[u64]) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;

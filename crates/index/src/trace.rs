@@ -25,6 +25,13 @@ pub(crate) fn trace_phase(what: &str, since: Instant) {
     }
 }
 
+/// A line of its own: why an update was not a patch, what a watcher is about to do.
+pub(crate) fn note(what: std::fmt::Arguments<'_>) {
+    if enabled() {
+        eprintln!("[mcursor] {what}");
+    }
+}
+
 fn enabled() -> bool {
     std::env::var_os("MCURSOR_TRACE").is_some()
 }

@@ -164,11 +164,13 @@ pub fn watch(
             }
         }
         if relevant {
-            if std::env::var_os("MCURSOR_TRACE").is_some() {
-                match &paths {
-                    Some(p) => eprintln!("[mcursor] update for {} paths: {:?}", p.len(), p.first()),
-                    None => eprintln!("[mcursor] update with a walk"),
-                }
+            match &paths {
+                Some(p) => crate::trace::note(format_args!(
+                    "update for {} paths: {:?}",
+                    p.len(),
+                    p.first()
+                )),
+                None => crate::trace::note(format_args!("update with a walk")),
             }
             update(report, paths);
         }
