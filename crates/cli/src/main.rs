@@ -35,6 +35,67 @@ use crate::render::Out;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// tree-sitter's C library allocates through its own hooks, glibc's malloc unless told
+/// otherwise: its parse trees and query cursors were a twentieth of a cold index's time
+/// in `malloc`, `free` and `malloc_consolidate` (benches/README.md, "The allocator").
+/// mimalloc serves them too; a failed allocation aborts, as tree-sitter's own default
+/// does.
+mod tree_sitter_allocator {
+    use std::ffi::c_void;
+
+    use libmimalloc_sys::{mi_free, mi_malloc, mi_realloc, mi_zalloc};
+
+    fn or_abort(pointer: *mut c_void, size: usize) -> *mut c_void {
+        if pointer.is_null() && size != 0 {
+            std::process::abort();
+        }
+        pointer
+    }
+
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
+        // SAFETY: mimalloc's malloc takes any size.
+        or_abort(unsafe { mi_malloc(size) }, size)
+    }
+
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
+        let Some(bytes) = count.checked_mul(size) else {
+            std::process::abort();
+        };
+        // SAFETY: mimalloc's zeroed malloc takes any size.
+        or_abort(unsafe { mi_zalloc(bytes) }, bytes)
+    }
+
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn realloc(pointer: *mut c_void, size: usize) -> *mut c_void {
+        // SAFETY: tree-sitter passes null or a pointer these hooks returned.
+        or_abort(unsafe { mi_realloc(pointer, size) }, size)
+    }
+
+    #[allow(unsafe_code)]
+    unsafe extern "C" fn free(pointer: *mut c_void) {
+        // SAFETY: tree-sitter passes null or a pointer these hooks returned.
+        unsafe { mi_free(pointer) }
+    }
+
+    /// Installs the hooks; called first thing in `main`, before any parser exists.
+    #[allow(unsafe_code)]
+    pub(crate) fn install() {
+        // SAFETY: one allocator family (mimalloc), aligned as malloc's, never null for a
+        // non-zero size (the hooks abort instead), and installed on the main thread
+        // before any tree-sitter object is made, never again.
+        unsafe {
+            tree_sitter::set_allocator(Some(tree_sitter::Allocator {
+                malloc,
+                calloc,
+                realloc,
+                free,
+            }));
+        }
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "mcursor",
@@ -507,6 +568,7 @@ impl Found {
 }
 
 fn main() -> ExitCode {
+    tree_sitter_allocator::install();
     let cli = Cli::parse();
     // The sandbox helper runs before anything else could start a thread.
     if let Command::SandboxExec {

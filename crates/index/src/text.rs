@@ -112,33 +112,76 @@ pub(crate) fn delete_file(writer: &IndexWriter, fields: TextFields, path: &str) 
 /// Splits an identifier into its lowercase sub-words: `parseHTTPRequest_v2` →
 /// `parse`, `http`, `request`, `v2`.
 pub(crate) fn sub_words(identifier: &str) -> Vec<String> {
-    let chars: Vec<char> = identifier.chars().collect();
-    let mut words = Vec::new();
-    let mut current = String::new();
-    for (i, &c) in chars.iter().enumerate() {
+    let mut ranges = Vec::new();
+    sub_word_ranges(identifier, &mut ranges);
+    ranges
+        .into_iter()
+        .map(|(start, end)| {
+            let mut word = String::with_capacity(end - start);
+            push_lowercase_word(&identifier[start..end], &mut word);
+            word
+        })
+        .collect()
+}
+
+/// The byte ranges of an identifier's sub-words, in order, into `out` (cleared first):
+/// `_` and `$` separate words, and an uppercase letter starts one after a lowercase
+/// letter or a digit (`parseFile`, `v2Beta`), or ends an acronym before a lowercase
+/// letter (`HTTPRequest` → `HTTP`, `Request`). The one statement of the rule, for the
+/// indexed terms and the query side alike.
+fn sub_word_ranges(identifier: &str, out: &mut Vec<(usize, usize)>) {
+    out.clear();
+    let mut start: Option<usize> = None;
+    let mut prev: Option<char> = None;
+    let mut chars = identifier.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
         if c == '_' || c == '$' {
-            if !current.is_empty() {
-                words.push(std::mem::take(&mut current));
+            if let Some(s) = start.take() {
+                out.push((s, i));
             }
-            continue;
+        } else {
+            let boundary = c.is_uppercase()
+                && prev.is_some_and(|p| {
+                    p.is_lowercase()
+                        || p.is_ascii_digit()
+                        || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+                });
+            if boundary && let Some(s) = start.take() {
+                out.push((s, i));
+            }
+            start.get_or_insert(i);
         }
-        let prev = i.checked_sub(1).map(|j| chars[j]);
-        let next = chars.get(i + 1).copied();
-        let boundary = c.is_uppercase()
-            && prev.is_some_and(|p| {
-                p.is_lowercase()
-                    || p.is_ascii_digit()
-                    || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
-            });
-        if boundary && !current.is_empty() {
-            words.push(std::mem::take(&mut current));
+        prev = Some(c);
+    }
+    if let Some(s) = start {
+        out.push((s, identifier.len()));
+    }
+}
+
+/// Appends a sub-word lowercased letter by letter (`str::to_lowercase` would treat a
+/// final `Σ` as the end of a word, which a sub-word is not).
+fn push_lowercase_word(word: &str, out: &mut String) {
+    if word.is_ascii() {
+        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+    } else {
+        for c in word.chars() {
+            out.extend(c.to_lowercase());
         }
-        current.extend(c.to_lowercase());
     }
-    if !current.is_empty() {
-        words.push(current);
+}
+
+/// Appends a whole identifier lowercased, as `str::to_lowercase` does.
+fn push_lowercase_identifier(identifier: &str, out: &mut String) {
+    if identifier.is_ascii() {
+        out.extend(
+            identifier
+                .bytes()
+                .map(|b| char::from(b.to_ascii_lowercase())),
+        );
+    } else {
+        out.push_str(&identifier.to_lowercase());
     }
-    words
 }
 
 fn is_identifier_char(c: char) -> bool {
@@ -146,81 +189,114 @@ fn is_identifier_char(c: char) -> bool {
 }
 
 /// Identifier runs in `text` with their byte ranges.
-pub(crate) fn identifier_runs(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    let mut rest = text.char_indices().peekable();
-    std::iter::from_fn(move || {
+pub(crate) fn identifier_runs(text: &str) -> IdentifierRuns<'_> {
+    IdentifierRuns {
+        text,
+        chars: text.char_indices().peekable(),
+    }
+}
+
+/// The iterator of [`identifier_runs`] (a named type, so a token stream can hold one).
+pub(crate) struct IdentifierRuns<'a> {
+    text: &'a str,
+    chars: std::iter::Peekable<std::str::CharIndices<'a>>,
+}
+
+impl<'a> Iterator for IdentifierRuns<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
         loop {
-            let (start, c) = rest.next()?;
+            let (start, c) = self.chars.next()?;
             if !is_identifier_char(c) {
                 continue;
             }
             let mut end = start + c.len_utf8();
-            while let Some(&(i, c)) = rest.peek() {
+            while let Some(&(i, c)) = self.chars.peek() {
                 if !is_identifier_char(c) {
                     break;
                 }
                 end = i + c.len_utf8();
-                rest.next();
+                self.chars.next();
             }
-            return Some((start, &text[start..end]));
+            return Some((start, &self.text[start..end]));
         }
-    })
-}
-
-/// The terms one identifier contributes: itself lowercased, then its sub-words if it has
-/// more than one.
-pub(crate) fn identifier_terms(identifier: &str) -> Vec<String> {
-    if identifier.len() > MAX_TOKEN_BYTES {
-        return Vec::new();
     }
-    let whole = identifier.to_lowercase();
-    let parts = sub_words(identifier);
-    let mut terms = vec![whole];
-    if parts.len() > 1 {
-        terms.extend(parts);
-    }
-    terms
 }
 
 #[derive(Clone)]
 pub(crate) struct CodeTokenizer;
 
-pub(crate) struct CodeTokenStream {
-    tokens: std::vec::IntoIter<Token>,
+/// Each identifier run's terms: the identifier lowercased, then its sub-words when it
+/// has more than one, all at the run's position; made one at a time into the one token
+/// tantivy reads: indexing a large tree tokenizes every byte of it, and a
+/// string per term was a fifth of the text index's cost.
+pub(crate) struct CodeTokenStream<'a> {
+    runs: IdentifierRuns<'a>,
+    /// The position of the next run (every run counts, also those too long to index).
+    next_position: usize,
+    /// The run whose sub-words are being given, and where it starts.
+    run: &'a str,
+    run_start: usize,
+    /// Byte ranges in `run` of the sub-words still to give, last first.
+    pending: Vec<(usize, usize)>,
     current: Token,
 }
 
 impl Tokenizer for CodeTokenizer {
-    type TokenStream<'a> = CodeTokenStream;
+    type TokenStream<'a> = CodeTokenStream<'a>;
 
-    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream {
-        let mut tokens = Vec::new();
-        for (position, (start, run)) in identifier_runs(text).enumerate() {
-            for term in identifier_terms(run) {
-                tokens.push(Token {
-                    offset_from: start,
-                    offset_to: start + run.len(),
-                    position,
-                    text: term,
-                    position_length: 1,
-                });
-            }
-        }
+    fn token_stream<'a>(&'a mut self, text: &'a str) -> CodeTokenStream<'a> {
         CodeTokenStream {
-            tokens: tokens.into_iter(),
+            runs: identifier_runs(text),
+            next_position: 0,
+            run: "",
+            run_start: 0,
+            pending: Vec::new(),
             current: Token::default(),
         }
     }
 }
 
-impl TokenStream for CodeTokenStream {
+impl CodeTokenStream<'_> {
+    fn set_current(&mut self, position: usize) {
+        self.current.offset_from = self.run_start;
+        self.current.offset_to = self.run_start + self.run.len();
+        self.current.position = position;
+        self.current.position_length = 1;
+    }
+}
+
+impl TokenStream for CodeTokenStream<'_> {
     fn advance(&mut self) -> bool {
-        match self.tokens.next() {
-            Some(token) => {
-                self.current = token;
-                true
+        if let Some((start, end)) = self.pending.pop() {
+            self.current.text.clear();
+            push_lowercase_word(&self.run[start..end], &mut self.current.text);
+            // Sub-words stand at their identifier's position.
+            self.set_current(self.current.position);
+            return true;
+        }
+        loop {
+            let Some((start, run)) = self.runs.next() else {
+                return false;
+            };
+            let position = self.next_position;
+            self.next_position += 1;
+            if run.len() > MAX_TOKEN_BYTES {
+                continue;
             }
-            None => false,
+            self.run = run;
+            self.run_start = start;
+            sub_word_ranges(run, &mut self.pending);
+            if self.pending.len() > 1 {
+                self.pending.reverse();
+            } else {
+                self.pending.clear();
+            }
+            self.current.text.clear();
+            push_lowercase_identifier(run, &mut self.current.text);
+            self.set_current(position);
+            return true;
         }
     }
 
@@ -465,7 +541,8 @@ mod tests {
     use super::*;
 
     fn tokens(text: &str) -> Vec<(String, usize)> {
-        let mut stream = CodeTokenizer.token_stream(text);
+        let mut tokenizer = CodeTokenizer;
+        let mut stream = tokenizer.token_stream(text);
         let mut out = Vec::new();
         while stream.advance() {
             let t = stream.token();
@@ -547,6 +624,97 @@ mod tests {
         let definition = score_line(&parts, "    def request(self, method, url):").expect("match");
         let other = score_line(&parts, "    def request_url(self, request):").expect("match");
         assert!(definition > other);
+    }
+
+    /// The tokenizer as first written (a string per term, a vector per run), kept as the
+    /// reference the streaming one must agree with.
+    fn reference_tokens(text: &str) -> Vec<(String, usize, usize, usize)> {
+        fn reference_sub_words(identifier: &str) -> Vec<String> {
+            let chars: Vec<char> = identifier.chars().collect();
+            let mut words = Vec::new();
+            let mut current = String::new();
+            for (i, &c) in chars.iter().enumerate() {
+                if c == '_' || c == '$' {
+                    if !current.is_empty() {
+                        words.push(std::mem::take(&mut current));
+                    }
+                    continue;
+                }
+                let prev = i.checked_sub(1).map(|j| chars[j]);
+                let next = chars.get(i + 1).copied();
+                let boundary = c.is_uppercase()
+                    && prev.is_some_and(|p| {
+                        p.is_lowercase()
+                            || p.is_ascii_digit()
+                            || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+                    });
+                if boundary && !current.is_empty() {
+                    words.push(std::mem::take(&mut current));
+                }
+                current.extend(c.to_lowercase());
+            }
+            if !current.is_empty() {
+                words.push(current);
+            }
+            words
+        }
+        let mut out = Vec::new();
+        for (position, (start, run)) in identifier_runs(text).enumerate() {
+            if run.len() > MAX_TOKEN_BYTES {
+                continue;
+            }
+            let end = start + run.len();
+            out.push((run.to_lowercase(), position, start, end));
+            let parts = reference_sub_words(run);
+            if parts.len() > 1 {
+                out.extend(parts.into_iter().map(|p| (p, position, start, end)));
+            }
+        }
+        out
+    }
+
+    fn all_tokens(text: &str) -> Vec<(String, usize, usize, usize)> {
+        let mut tokenizer = CodeTokenizer;
+        let mut stream = tokenizer.token_stream(text);
+        let mut out = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            out.push((t.text.clone(), t.position, t.offset_from, t.offset_to));
+        }
+        out
+    }
+
+    #[test]
+    fn the_streaming_tokenizer_gives_the_reference_terms() {
+        let fixed = [
+            "fn parseHTTPRequest_v2(x: &MyType) -> Σίσυφος { ΣΑΣ_ΌΝΟΜΑ }",
+            "$jquery__init__ __proto__ ABCdef aBC A1B2c3 İstanbul ǅemal ﬃx ẞig",
+            "a_ _a _ $ $$ x$Y v2Beta HTTP2Server OAuth2Token",
+        ];
+        for text in fixed {
+            assert_eq!(all_tokens(text), reference_tokens(text), "{text}");
+        }
+        // Pseudo-random text over letters of both cases, digits, separators, spaces and a
+        // few non-ASCII letters (deterministic: a linear congruential generator).
+        let alphabet: Vec<char> = "aZbYcX09_$ .(\nÉéΣσßİı日".chars().collect();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        for _ in 0..2_000 {
+            let mut text = String::new();
+            for _ in 0..40 {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                text.push(alphabet[(seed >> 33) as usize % alphabet.len()]);
+            }
+            assert_eq!(all_tokens(&text), reference_tokens(&text), "{text:?}");
+        }
+        let long = format!("short {} tail", "x".repeat(MAX_TOKEN_BYTES + 1));
+        assert_eq!(all_tokens(&long), reference_tokens(&long));
+        assert_eq!(
+            all_tokens(&long)[1].1,
+            2,
+            "a run too long still takes a position"
+        );
     }
 
     #[test]

@@ -109,7 +109,7 @@ impl EcmaTables {
         key.write(&fid.to_string());
         key.write(":");
         key.write(name);
-        if !chase.visit(key.0) {
+        if !chase.visit(key.finish()) {
             return Vec::new();
         }
         if name == "default" || name == MODULE_EXPORTS {

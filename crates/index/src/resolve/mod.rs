@@ -114,20 +114,23 @@ struct Tables<'a> {
     types: types::TypeIndex,
 }
 
-/// FNV-1a, fed piecewise: hashing `a` then `b` equals hashing `ab`, so a key can be built
-/// from segments or from an already joined path alike.
-struct PathHasher(u64);
+/// A path's lookup key fed piecewise: hashing `a` then `b` equals hashing `ab`, so a key
+/// can be built from segments or from an already joined path alike. The pieces are
+/// joined in a buffer and hashed once with XXH3 (FNV-1a, a multiply per byte, was a
+/// sixth of the Rust resolver's path lookups).
+struct PathHasher(Vec<u8>);
 
 impl PathHasher {
     fn new() -> Self {
-        PathHasher(0xcbf2_9ce4_8422_2325)
+        PathHasher(Vec::with_capacity(128))
     }
 
     fn write(&mut self, text: &str) {
-        for byte in text.bytes() {
-            self.0 ^= u64::from(byte);
-            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+        self.0.extend_from_slice(text.as_bytes());
+    }
+
+    fn finish(&self) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(&self.0)
     }
 }
 
@@ -503,6 +506,130 @@ fn emit_refs(
     out
 }
 
+/// What a file's family tables give its definitions: the prefix of their qualified
+/// names and the separator between its parts.
+struct FileHead {
+    family: Family,
+    prefix: String,
+    separator: &'static str,
+}
+
+/// One file's share of the tables, made apart from the others' (see [`file_symbols`]).
+struct FileSymbols<'a> {
+    /// Its symbols in definition order (ids from the file's base on).
+    symbols: Vec<Symbol<'a>>,
+    /// (path key, symbol) of each Rust definition.
+    rust_paths: Vec<(u64, u32)>,
+    /// The store rows of its symbols when its references are wanted, and their ids.
+    rows: Vec<SymbolRow<'a>>,
+    row_symbols: Vec<u32>,
+}
+
+/// One file's symbols, qualified names and rows: reads only the file and its family's
+/// tables, so files are made in parallel.
+fn file_symbols<'a>(
+    fid: u32,
+    file: &'a ParsedFile,
+    head: Option<&FileHead>,
+    base: u32,
+    wanted: bool,
+    rust: &rust::RustTables,
+) -> FileSymbols<'a> {
+    let mut made = FileSymbols {
+        symbols: Vec::new(),
+        rust_paths: Vec::new(),
+        rows: Vec::new(),
+        row_symbols: Vec::new(),
+    };
+    let (Some(facts), Some(head)) = (&file.facts, head) else {
+        return made;
+    };
+    let FileHead {
+        family,
+        ref prefix,
+        separator,
+    } = *head;
+    made.symbols.reserve_exact(facts.definitions.len());
+    // The file's symbols of one scope share their prefix.
+    let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
+    let mut qualified = String::with_capacity(64);
+    for (i, d) in facts.definitions.iter().enumerate() {
+        let sid = base + i as u32;
+        let name = facts.name(d);
+        made.symbols.push(Symbol {
+            name,
+            kind: d.kind,
+            family,
+            member: d.container != NONE,
+            file: fid,
+            index: i as u32,
+        });
+        // Rust's tables need every qualified name, the rows only the wanted ones.
+        if !wanted && family != Family::Rust {
+            continue;
+        }
+        let scopes: Vec<&str> = match family {
+            Family::Rust | Family::Ecma | Family::Go | Family::C => facts
+                .modules(d)
+                .iter()
+                .map(String::as_str)
+                .chain(facts.container(d))
+                .collect(),
+            Family::Python => python::scopes(facts, d),
+            Family::Java | Family::CSharp | Family::Php | Family::Ruby => classes::scopes(facts, d),
+        };
+        // PHP writes a member as `App\Models\User::find`, a function or a class as
+        // `App\helpers\format`.
+        let member_separator = match family {
+            Family::Php if d.container != NONE => "::",
+            Family::Php
+            | Family::Rust
+            | Family::Ecma
+            | Family::Python
+            | Family::Go
+            | Family::Java
+            | Family::CSharp
+            | Family::C
+            | Family::Ruby => separator,
+        };
+        qualified.clear();
+        for part in std::iter::once(prefix.as_str())
+            .filter(|p| !p.is_empty())
+            .chain(scopes)
+        {
+            if !qualified.is_empty() {
+                qualified.push_str(separator);
+            }
+            qualified.push_str(part);
+        }
+        if !qualified.is_empty() {
+            qualified.push_str(member_separator);
+        }
+        qualified.push_str(name);
+        if family == Family::Rust
+            && let Some(key) = rust.definition_key(fid, &qualified)
+        {
+            made.rust_paths.push((key, sid));
+        }
+        if wanted {
+            // `qualified` ends with the name (written last, above).
+            let prefix = &qualified[..qualified.len() - name.len()];
+            let prefix = match prefixes.get(prefix) {
+                Some(shared) => Arc::clone(shared),
+                None => {
+                    let shared: Arc<str> = prefix.into();
+                    prefixes.insert(Arc::clone(&shared));
+                    shared
+                }
+            };
+            // Name ids are assigned once every name is known.
+            made.rows.push(facts.symbol_row(d, 0, fid, base, prefix));
+            made.row_symbols.push(sid);
+        }
+    }
+    made
+}
+
 /// Resolves every file's references and assembles the store tables; also returns each
 /// file's [`FileMemo`], in file order.
 pub(crate) fn resolve(
@@ -559,123 +686,91 @@ pub(crate) fn resolve_some<'a>(
     // The symbol id of each row.
     let mut row_symbols: Vec<u32> = Vec::with_capacity(wanted_definitions);
     let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
+    // In file order: each file's first symbol id, and its family's tables (its module,
+    // imports, exports), which give the prefix of its qualified names.
+    let mut heads: Vec<Option<FileHead>> = Vec::with_capacity(files.len());
+    let mut next_base = 0u32;
     for (fid, file) in files.iter().enumerate() {
         let fid = fid as u32;
-        let wanted = only.is_none_or(|only| only.binary_search(&fid).is_ok());
-        let base = tables.symbols.len() as u32;
+        let base = next_base;
         tables.file_base.push(base);
-        let mut row = file.row.clone();
-        if let (Some(facts), Some(family)) = (&file.facts, file.family()) {
-            let (prefix, separator) = match family {
-                Family::Rust => (tables.rust.add_file(fid, file, facts), "::"),
-                Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
-                Family::Python => (
-                    tables.python.add_file(fid, &file.row.path, facts, base),
-                    ".",
-                ),
-                Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
-                Family::Java => (tables.java.add_file(facts, base), "."),
-                Family::CSharp => (tables.csharp.add_file(facts, base), "."),
-                // C writes a struct's field `cart.count`, C++ `shop::Cart::total`.
-                Family::C => (
-                    tables.c.add_file(fid, &file.row.path, &facts.imports),
-                    if file.row.lang == Some(Lang::Cpp) {
-                        "::"
-                    } else {
-                        "."
-                    },
-                ),
-                Family::Php => (tables.php.add_file(facts, base), "\\"),
-                Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
-            };
-            // The file's symbols of one scope share their prefix.
-            let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
-            for (i, d) in facts.definitions.iter().enumerate() {
-                let sid = base + i as u32;
-                let name = facts.name(d);
-                match tables.by_name.get_mut(name) {
-                    Some(entry) => entry.1.push(sid),
-                    None => {
-                        tables.by_name.insert(name, (0, vec![sid]));
-                    }
-                }
-                tables.symbols.push(Symbol {
-                    name,
-                    kind: d.kind,
-                    family,
-                    member: d.container != NONE,
-                    file: fid,
-                    index: i as u32,
-                });
-                // Rust's tables need every qualified name, the rows only the wanted ones.
-                if !wanted && family != Family::Rust {
-                    continue;
-                }
-                let scopes: Vec<&str> = match family {
-                    Family::Rust | Family::Ecma | Family::Go | Family::C => facts
-                        .modules(d)
-                        .iter()
-                        .map(String::as_str)
-                        .chain(facts.container(d))
-                        .collect(),
-                    Family::Python => python::scopes(facts, d),
-                    Family::Java | Family::CSharp | Family::Php | Family::Ruby => {
-                        classes::scopes(facts, d)
-                    }
-                };
-                // PHP writes a member as `App\Models\User::find`, a function or a
-                // class as `App\helpers\format`.
-                let member_separator = match family {
-                    Family::Php if d.container != NONE => "::",
-                    Family::Php
-                    | Family::Rust
-                    | Family::Ecma
-                    | Family::Python
-                    | Family::Go
-                    | Family::Java
-                    | Family::CSharp
-                    | Family::C
-                    | Family::Ruby => separator,
-                };
-                let mut qualified = String::with_capacity(64);
-                for part in std::iter::once(prefix.as_str())
-                    .filter(|p| !p.is_empty())
-                    .chain(scopes)
-                {
-                    if !qualified.is_empty() {
-                        qualified.push_str(separator);
-                    }
-                    qualified.push_str(part);
-                }
-                if !qualified.is_empty() {
-                    qualified.push_str(member_separator);
-                }
-                qualified.push_str(name);
-                if family == Family::Rust {
-                    tables.rust.add_definition(fid, sid, name, &qualified);
-                }
-                if wanted {
-                    // `qualified` ends with the name (written last, above).
-                    let prefix = &qualified[..qualified.len() - name.len()];
-                    let prefix = match prefixes.get(prefix) {
-                        Some(shared) => Arc::clone(shared),
-                        None => {
-                            let shared: Arc<str> = prefix.into();
-                            prefixes.insert(Arc::clone(&shared));
-                            shared
-                        }
-                    };
-                    // Name ids are assigned once every name is known (below).
-                    rows.push(facts.symbol_row(d, 0, fid, base, prefix));
-                    row_symbols.push(sid);
-                }
-            }
-        }
-        row.symbols = (base, tables.symbols.len() as u32);
-        file_rows.push(row);
+        let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
+            heads.push(None);
+            continue;
+        };
+        next_base += facts.definitions.len() as u32;
+        let (prefix, separator) = match family {
+            Family::Rust => (tables.rust.add_file(fid, file, facts), "::"),
+            Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
+            Family::Python => (
+                tables.python.add_file(fid, &file.row.path, facts, base),
+                ".",
+            ),
+            Family::Go => (tables.go.add_file(fid, &file.row.path, facts, base), "."),
+            Family::Java => (tables.java.add_file(facts, base), "."),
+            Family::CSharp => (tables.csharp.add_file(facts, base), "."),
+            // C writes a struct's field `cart.count`, C++ `shop::Cart::total`.
+            Family::C => (
+                tables.c.add_file(fid, &file.row.path, &facts.imports),
+                if file.row.lang == Some(Lang::Cpp) {
+                    "::"
+                } else {
+                    "."
+                },
+            ),
+            Family::Php => (tables.php.add_file(facts, base), "\\"),
+            Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
+        };
+        heads.push(Some(FileHead {
+            family,
+            prefix,
+            separator,
+        }));
     }
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
+    // Each file's symbols, qualified names and rows are made in parallel, a batch of
+    // files at a time (so a batch's vectors are all that is held twice), and merged into
+    // the tables in file order: the same ids and the same lists as one pass would make.
+    const BATCH: usize = 1024;
+    for batch in (0..files.len()).step_by(BATCH) {
+        let end = (batch + BATCH).min(files.len());
+        let made: Vec<FileSymbols> = (batch..end)
+            .into_par_iter()
+            .map(|fid| {
+                let wanted = only.is_none_or(|only| only.binary_search(&(fid as u32)).is_ok());
+                file_symbols(
+                    fid as u32,
+                    &files[fid],
+                    heads[fid].as_ref(),
+                    tables.file_base[fid],
+                    wanted,
+                    &tables.rust,
+                )
+            })
+            .collect();
+        for (fid, made) in (batch..end).zip(made) {
+            let base = tables.file_base[fid];
+            for (i, symbol) in made.symbols.into_iter().enumerate() {
+                let sid = base + i as u32;
+                match tables.by_name.get_mut(symbol.name) {
+                    Some(entry) => entry.1.push(sid),
+                    None => {
+                        tables.by_name.insert(symbol.name, (0, vec![sid]));
+                    }
+                }
+                tables.symbols.push(symbol);
+            }
+            for (key, sid) in made.rust_paths {
+                tables.rust.add_path(key, sid);
+            }
+            rows.extend(made.rows);
+            row_symbols.extend(made.row_symbols);
+            let mut row = files[fid].row.clone();
+            row.symbols = (base, tables.symbols.len() as u32);
+            file_rows.push(row);
+        }
+    }
 
     let mut names: Vec<&str> = tables.by_name.keys().copied().collect();
     names.sort_unstable();

@@ -209,7 +209,7 @@ impl PythonTables {
         key.write(&fid.to_string());
         key.write(":");
         key.write(name);
-        if !chase.visit(key.0) {
+        if !chase.visit(key.finish()) {
             return Exported::Missing;
         }
         if let Some(found) = self.exports[fid as usize].get(name) {

@@ -126,16 +126,21 @@ struct ModuleScope {
 /// entries on large corpora, and string keys cost more memory than the rest of
 /// resolution. (A collision would need two of those million paths to share 64 bits.)
 fn rust_key(crate_key: &str, path: &[String]) -> u64 {
+    rust_key_of(crate_key, path.iter().map(String::as_str))
+}
+
+/// [`rust_key`] of a path given segment by segment (no vector built to look it up).
+fn rust_key_of<'s>(crate_key: &str, segments: impl Iterator<Item = &'s str>) -> u64 {
     let mut hasher = PathHasher::new();
     hasher.write(crate_key);
     hasher.write("|");
-    for (i, segment) in path.iter().enumerate() {
+    for (i, segment) in segments.enumerate() {
         if i > 0 {
             hasher.write("::");
         }
         hasher.write(segment);
     }
-    hasher.0
+    hasher.finish()
 }
 
 /// [`rust_key`] of an already `::`-joined path.
@@ -144,7 +149,30 @@ fn rust_key_joined(crate_key: &str, joined: &str) -> u64 {
     hasher.write(crate_key);
     hasher.write("|");
     hasher.write(joined);
-    hasher.0
+    hasher.finish()
+}
+
+/// The symbols of one path: nearly always one, kept without an allocation of its own (a
+/// million paths on a large tree).
+enum PathSymbols {
+    One(u32),
+    Many(Vec<u32>),
+}
+
+impl PathSymbols {
+    fn push(&mut self, sid: u32) {
+        match self {
+            PathSymbols::One(first) => *self = PathSymbols::Many(vec![*first, sid]),
+            PathSymbols::Many(list) => list.push(sid),
+        }
+    }
+
+    fn as_slice(&self) -> &[u32] {
+        match self {
+            PathSymbols::One(sid) => std::slice::from_ref(sid),
+            PathSymbols::Many(list) => list,
+        }
+    }
 }
 
 /// The Rust family's tables.
@@ -153,7 +181,7 @@ pub(super) struct RustTables {
     /// Per file: its crate and module (Rust files only).
     modules: Vec<Option<RustModule>>,
     /// `crate_key|a::b::Name` → symbols.
-    paths: HashMap<u64, Vec<u32>>,
+    paths: HashMap<u64, PathSymbols>,
     /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
     imports: HashMap<u64, ModuleScope>,
     /// Crate name (as written in paths) → its crate key.
@@ -180,10 +208,18 @@ impl RustTables {
                 crate_names.insert(name.clone(), dir.trim_end_matches('/').to_owned());
             }
         }
+        // Sized once: every Rust definition gets a path, a million or more on a large
+        // tree, and a growing map rehashes them all at each doubling.
+        let rust_definitions: usize = files
+            .iter()
+            .filter(|f| f.family() == Some(Family::Rust))
+            .filter_map(|f| f.facts.as_ref())
+            .map(|f| f.definitions.len())
+            .sum();
         Self {
             cargo_dirs,
             modules: vec![None; files.len()],
-            paths: HashMap::default(),
+            paths: HashMap::with_capacity_and_hasher(rust_definitions, Default::default()),
             imports: HashMap::default(),
             crate_names,
         }
@@ -223,38 +259,45 @@ impl RustTables {
         prefix
     }
 
-    /// Registers a definition under its qualified path.
-    pub fn add_definition(&mut self, fid: u32, sid: u32, _name: &str, qualified: &str) {
-        if let Some(m) = &self.modules[fid as usize] {
-            self.paths
-                .entry(rust_key_joined(&m.crate_key, qualified))
-                .or_default()
-                .push(sid);
+    /// The path key of a definition of file `fid` with qualified name `qualified` (none
+    /// for a file outside the Cargo layout).
+    pub fn definition_key(&self, fid: u32, qualified: &str) -> Option<u64> {
+        let module = self.modules[fid as usize].as_ref()?;
+        Some(rust_key_joined(&module.crate_key, qualified))
+    }
+
+    /// Registers a definition under its path key ([`Self::definition_key`]).
+    pub fn add_path(&mut self, key: u64, sid: u32) {
+        match self.paths.entry(key) {
+            std::collections::hash_map::Entry::Occupied(mut entry) => entry.get_mut().push(sid),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                entry.insert(PathSymbols::One(sid));
+            }
         }
     }
 
     /// Absolute candidates for a path written in module `context` of crate `crate_key`.
     /// `None` means it names something outside the repository.
-    fn absolute(
-        &self,
-        crate_key: &str,
+    fn absolute<'k>(
+        &'k self,
+        crate_key: &'k str,
         context: &[String],
         path: &[String],
-    ) -> Option<Vec<(String, Vec<String>)>> {
+    ) -> Option<Vec<(&'k str, Vec<String>)>> {
         let first = path.first()?.as_str();
         let rest = || path[1..].to_vec();
         match first {
-            "crate" | "$crate" => Some(vec![(crate_key.to_owned(), rest())]),
+            "crate" | "$crate" => Some(vec![(crate_key, rest())]),
             "self" => {
                 let mut p = context.to_vec();
                 p.extend(rest());
-                Some(vec![(crate_key.to_owned(), p)])
+                Some(vec![(crate_key, p)])
             }
             "super" => {
                 let supers = path.iter().take_while(|s| *s == "super").count();
                 let mut p = context[..context.len().saturating_sub(supers)].to_vec();
                 p.extend(path[supers..].iter().cloned());
-                Some(vec![(crate_key.to_owned(), p)])
+                Some(vec![(crate_key, p)])
             }
             "std" | "core" | "alloc" => None,
             _ => {
@@ -262,28 +305,28 @@ impl RustTables {
                 // name relative to the current module, then one from the crate root.
                 let mut candidates = Vec::new();
                 if let Some(other) = self.crate_names.get(first) {
-                    candidates.push((other.clone(), rest()));
+                    candidates.push((other.as_str(), rest()));
                 }
                 // `first` must name something here: an item or module of the current module
                 // or of the crate root, or a name imported into one of them. Otherwise the
                 // path leaves the repository (an external crate).
                 let names_something = |module: &[String]| {
-                    let mut item = module.to_vec();
-                    item.push(first.to_owned());
-                    self.paths.contains_key(&rust_key(crate_key, &item))
-                        || self.imports.contains_key(&rust_key(crate_key, &item))
+                    let segments = || module.iter().map(String::as_str);
+                    let item = rust_key_of(crate_key, segments().chain([first]));
+                    self.paths.contains_key(&item)
+                        || self.imports.contains_key(&item)
                         || self
                             .imports
-                            .get(&rust_key(crate_key, module))
+                            .get(&rust_key_of(crate_key, segments()))
                             .is_some_and(|scope| scope.named.contains_key(first))
                 };
                 if names_something(context) {
                     let mut relative = context.to_vec();
                     relative.extend(path.iter().cloned());
-                    candidates.push((crate_key.to_owned(), relative));
+                    candidates.push((crate_key, relative));
                 }
                 if !context.is_empty() && names_something(&[]) {
-                    candidates.push((crate_key.to_owned(), path.to_vec()));
+                    candidates.push((crate_key, path.to_vec()));
                 }
                 (!candidates.is_empty()).then_some(candidates)
             }
@@ -321,7 +364,7 @@ impl RustTables {
     ) -> Vec<u32> {
         let key = rust_key(crate_key, path);
         if let Some(found) = self.paths.get(&key) {
-            return found.clone();
+            return found.as_slice().to_vec();
         }
         if path.is_empty() {
             return Vec::new();

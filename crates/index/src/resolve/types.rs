@@ -534,6 +534,17 @@ impl Tables<'_> {
                 *slot = i as u32;
             }
         }
+        // (container, member) pairs sorted, so each container finds its members by a
+        // binary search (a pass over the file's definitions per container was quadratic
+        // in generated files with thousands of impls).
+        let mut members_of: Vec<(u32, u32)> = facts
+            .definitions
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| (d.container_id as usize) < facts.containers.len())
+            .map(|(i, d)| (d.container_id, base + i as u32))
+            .collect();
+        members_of.sort_unstable();
         for (ci, container) in facts.containers.iter().enumerate() {
             // Paths in the container's head resolve where its members are written (the
             // same inline modules).
@@ -555,12 +566,11 @@ impl Tables<'_> {
                 .iter()
                 .map(|supertype| self.eval_type(family, at, supertype, None))
                 .collect();
-            let members = facts
-                .definitions
+            let first = members_of.partition_point(|&(c, _)| c < ci as u32);
+            let members = members_of[first..]
                 .iter()
-                .enumerate()
-                .filter(|(_, d)| d.container_id == ci as u32)
-                .map(|(i, _)| base + i as u32);
+                .take_while(|&&(c, _)| c == ci as u32)
+                .map(|&(_, member)| member);
             for member in members {
                 match &ty {
                     Ty::Repo(sid) => {
