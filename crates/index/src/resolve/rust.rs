@@ -125,8 +125,8 @@ struct ModuleScope {
 /// The lookup key of `crate_key|a::b::c`, as a 64-bit hash: the path tables hold a million
 /// entries on large corpora, and string keys cost more memory than the rest of
 /// resolution. (A collision would need two of those million paths to share 64 bits.)
-fn rust_key(crate_key: &str, path: &[String]) -> u64 {
-    rust_key_of(crate_key, path.iter().map(String::as_str))
+fn rust_key<S: AsRef<str>>(crate_key: &str, path: &[S]) -> u64 {
+    rust_key_of(crate_key, path.iter().map(AsRef::as_ref))
 }
 
 /// [`rust_key`] of a path given segment by segment (no vector built to look it up).
@@ -277,27 +277,27 @@ impl RustTables {
     }
 
     /// Absolute candidates for a path written in module `context` of crate `crate_key`.
-    /// `None` means it names something outside the repository.
-    fn absolute<'k>(
+    /// `None` means it names something outside the repository. The paths borrow their
+    /// segments (a chase builds thousands of them per file).
+    fn absolute<'k, C: AsRef<str>, P: AsRef<str>>(
         &'k self,
         crate_key: &'k str,
-        context: &[String],
-        path: &[String],
-    ) -> Option<Vec<(&'k str, Vec<String>)>> {
-        let first = path.first()?.as_str();
-        let rest = || path[1..].to_vec();
+        context: &'k [C],
+        path: &'k [P],
+    ) -> Option<Vec<(&'k str, Vec<&'k str>)>> {
+        let first = path.first()?.as_ref();
+        let context = || context.iter().map(AsRef::as_ref);
+        let from = |start: usize| path[start..].iter().map(AsRef::as_ref);
         match first {
-            "crate" | "$crate" => Some(vec![(crate_key, rest())]),
-            "self" => {
-                let mut p = context.to_vec();
-                p.extend(rest());
-                Some(vec![(crate_key, p)])
-            }
+            "crate" | "$crate" => Some(vec![(crate_key, from(1).collect())]),
+            "self" => Some(vec![(crate_key, context().chain(from(1)).collect())]),
             "super" => {
-                let supers = path.iter().take_while(|s| *s == "super").count();
-                let mut p = context[..context.len().saturating_sub(supers)].to_vec();
-                p.extend(path[supers..].iter().cloned());
-                Some(vec![(crate_key, p)])
+                let supers = path.iter().take_while(|s| s.as_ref() == "super").count();
+                let kept = context().count().saturating_sub(supers);
+                Some(vec![(
+                    crate_key,
+                    context().take(kept).chain(from(supers)).collect(),
+                )])
             }
             "std" | "core" | "alloc" => None,
             _ => {
@@ -305,28 +305,26 @@ impl RustTables {
                 // name relative to the current module, then one from the crate root.
                 let mut candidates = Vec::new();
                 if let Some(other) = self.crate_names.get(first) {
-                    candidates.push((other.as_str(), rest()));
+                    candidates.push((other.as_str(), from(1).collect()));
                 }
                 // `first` must name something here: an item or module of the current module
                 // or of the crate root, or a name imported into one of them. Otherwise the
                 // path leaves the repository (an external crate).
-                let names_something = |module: &[String]| {
-                    let segments = || module.iter().map(String::as_str);
-                    let item = rust_key_of(crate_key, segments().chain([first]));
+                let names_something = |module: &mut dyn Iterator<Item = &str>| {
+                    let module: Vec<&str> = module.collect();
+                    let item = rust_key_of(crate_key, module.iter().copied().chain([first]));
                     self.paths.contains_key(&item)
                         || self.imports.contains_key(&item)
                         || self
                             .imports
-                            .get(&rust_key_of(crate_key, segments()))
+                            .get(&rust_key(crate_key, &module))
                             .is_some_and(|scope| scope.named.contains_key(first))
                 };
-                if names_something(context) {
-                    let mut relative = context.to_vec();
-                    relative.extend(path.iter().cloned());
-                    candidates.push((crate_key, relative));
+                if names_something(&mut context()) {
+                    candidates.push((crate_key, context().chain(from(0)).collect()));
                 }
-                if !context.is_empty() && names_something(&[]) {
-                    candidates.push((crate_key, path.to_vec()));
+                if context().next().is_some() && names_something(&mut std::iter::empty()) {
+                    candidates.push((crate_key, from(0).collect()));
                 }
                 (!candidates.is_empty()).then_some(candidates)
             }
@@ -334,12 +332,12 @@ impl RustTables {
     }
 
     /// Resolves a `use` path (or a path expression) to symbols, following re-exports.
-    fn resolve_use_path(
+    fn resolve_use_path<C: AsRef<str>, P: AsRef<str>>(
         &self,
         t: &Tables,
         crate_key: &str,
-        context: &[String],
-        path: &[String],
+        context: &[C],
+        path: &[P],
         chase: &mut Chase,
     ) -> Option<Vec<u32>> {
         let candidates = self.absolute(crate_key, context, path)?;
@@ -359,7 +357,7 @@ impl RustTables {
         &self,
         t: &Tables,
         crate_key: &str,
-        path: &[String],
+        path: &[&str],
         chase: &mut Chase,
     ) -> Vec<u32> {
         let key = rust_key(crate_key, path);
@@ -399,7 +397,7 @@ impl RustTables {
         &self,
         t: &Tables,
         crate_key: &str,
-        path: &[String],
+        path: &[&str],
         chase: &mut Chase,
     ) -> Vec<u32> {
         // Re-exports: `pub use` (or any `use`) inside a module on the path.
@@ -410,14 +408,17 @@ impl RustTables {
             };
             let named = scope
                 .named
-                .get(&path[split])
+                .get(path[split])
                 .into_iter()
                 .flatten()
                 .map(|target| (target, split + 1));
             let globs = scope.globs.iter().map(|target| (target, split));
             for (target, rest) in named.chain(globs) {
-                let mut through = target.clone();
-                through.extend(path[rest..].iter().cloned());
+                let through: Vec<&str> = target
+                    .iter()
+                    .map(String::as_str)
+                    .chain(path[rest..].iter().copied())
+                    .collect();
                 if through.as_slice() == path {
                     continue;
                 }
