@@ -145,11 +145,7 @@ fn rust_key_of<'s>(crate_key: &str, segments: impl Iterator<Item = &'s str>) -> 
 
 /// [`rust_key`] of an already `::`-joined path.
 fn rust_key_joined(crate_key: &str, joined: &str) -> u64 {
-    let mut hasher = PathHasher::new();
-    hasher.write(crate_key);
-    hasher.write("|");
-    hasher.write(joined);
-    hasher.finish()
+    rust_key_of(crate_key, std::iter::once(joined))
 }
 
 /// The symbols of one path: nearly always one, kept without an allocation of its own (a
