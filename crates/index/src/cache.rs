@@ -146,14 +146,12 @@ fn decompress_entry(stored: &[u8]) -> Option<Vec<u8>> {
     if size > block.len().saturating_mul(MAX_EXPANSION) {
         return None;
     }
-    let rest = lz4_flex::block::decompress(block.get(4..)?, size).ok()?;
-    if rest.len() != size {
-        return None;
-    }
-    let mut encoded = Vec::with_capacity(path_len + size);
-    encoded.extend_from_slice(path);
-    encoded.extend_from_slice(&rest);
-    Some(encoded)
+    // Decompressed in place after the path: one buffer per entry, no second copy.
+    let mut encoded = vec![0u8; path_len + size];
+    encoded[..path_len].copy_from_slice(path);
+    let written =
+        lz4_flex::block::decompress_into(block.get(4..)?, &mut encoded[path_len..]).ok()?;
+    (written == size).then_some(encoded)
 }
 
 /// Decodes the entries (only those of `only`, when given).

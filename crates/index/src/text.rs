@@ -174,11 +174,7 @@ fn push_lowercase_word(word: &str, out: &mut String) {
 /// Appends a whole identifier lowercased, as `str::to_lowercase` does.
 fn push_lowercase_identifier(identifier: &str, out: &mut String) {
     if identifier.is_ascii() {
-        out.extend(
-            identifier
-                .bytes()
-                .map(|b| char::from(b.to_ascii_lowercase())),
-        );
+        push_lowercase_word(identifier, out);
     } else {
         out.push_str(&identifier.to_lowercase());
     }

@@ -5,20 +5,18 @@ use std::time::Instant;
 
 /// "`phase` at N ms" since the build started.
 pub(crate) fn trace(started: &Instant, phase: &str) {
-    if enabled() {
-        eprintln!(
-            "[mcursor] {phase} at {} ms{}",
-            started.elapsed().as_millis(),
-            memory_now()
-        );
-    }
+    timed(phase, "at", *started);
 }
 
 /// "`what` in N ms": one phase's own duration.
 pub(crate) fn trace_phase(what: &str, since: Instant) {
+    timed(what, "in", since);
+}
+
+fn timed(what: &str, word: &str, since: Instant) {
     if enabled() {
         eprintln!(
-            "[mcursor] {what} in {} ms{}",
+            "[mcursor] {what} {word} {} ms{}",
             since.elapsed().as_millis(),
             memory_now()
         );
