@@ -44,6 +44,9 @@ DEFAULT_KINDS = {
     # method, elsewhere as a declaration of a definition (an import), as for C.
     "C++": ["class", "struct", "union", "enum", "enumerator", "function", "member",
             "namespace", "typedef", "macro", "variable", "alias"],
+    # `constant` is a `val`, `variable` a `var`; `package` is left out (not a definition).
+    "Kotlin": ["class", "interface", "object", "method", "typealias", "constant",
+               "variable"],
 }
 
 # Options that make ctags read the files mcursor reads as the language: ctags maps `.h`
@@ -65,6 +68,7 @@ EXTENSIONS = {
     "PHP": (".php", ".phtml"),
     "Ruby": (".rb", ".rake", ".gemspec", ".ru"),
     "C++": (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h"),
+    "Kotlin": (".kt", ".kts"),
 }
 
 
@@ -121,6 +125,11 @@ def ctags_tags(root, language, kinds):
             # `attr_accessor :body` is listed as `body` and `body=`; mcursor indexes the
             # attribute once, as `body`, which `x.body = 1` also refers to.
             name = name.removesuffix("=")
+        if language == "Kotlin" and (name.startswith("<")
+                                     or tag.get("scopeKind") == "method"):
+            # `<lambda>` is ctags' name for a lambda; a `val`, `var` or `fun` inside a
+            # function is a local, which mcursor does not index as a definition.
+            continue
         tags.append((path, tag["line"], name, tag["kind"]))
     return tags
 

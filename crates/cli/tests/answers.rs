@@ -144,35 +144,35 @@ fn languages_read_as_text_only_are_named_not_mistaken_for_absent_symbols() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("pkg")).expect("mkdir");
     std::fs::write(
-        dir.path().join("pkg/Session.kt"),
-        "package pkg\n\nclass Session {\n    fun sendIt() {}\n}\n",
+        dir.path().join("pkg/Session.swift"),
+        "class Session {\n    func sendIt() {}\n}\n",
     )
     .expect("write");
     std::fs::write(dir.path().join("lib.rs"), "pub fn helper() {}\n").expect("write");
     let built = mcursor(dir.path(), &["index"]);
     assert!(
         stdout(&built)
-            .contains("read as text only (no symbols; `search` covers them): 1 kotlin file"),
+            .contains("read as text only (no symbols; `search` covers them): 1 swift file"),
         "{}",
         stdout(&built)
     );
     let missing = mcursor(dir.path(), &["find", "Session"]);
     assert_eq!(missing.status.code(), Some(1));
     let said = stderr(&missing);
-    assert!(said.contains("1 kotlin file, read as text only"), "{said}");
+    assert!(said.contains("1 swift file, read as text only"), "{said}");
     assert!(said.contains("`mcursor search Session`"), "{said}");
     let found = mcursor(dir.path(), &["search", "Session"]);
     assert!(
-        stdout(&found).contains("pkg/Session.kt:3:"),
+        stdout(&found).contains("pkg/Session.swift:1:"),
         "{}",
         stdout(&found)
     );
 
-    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "kotlin"]);
+    let refused = mcursor(dir.path(), &["find", "Session", "--lang", "swift"]);
     assert_eq!(refused.status.code(), Some(2));
     let said = stderr(&refused);
     assert!(
-        said.contains("kotlin files are indexed as text only"),
+        said.contains("swift files are indexed as text only"),
         "{said}"
     );
     assert!(

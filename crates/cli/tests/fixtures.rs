@@ -223,6 +223,28 @@ fn ruby_fixture() {
 }
 
 #[test]
+fn kotlin_fixture() {
+    insta::assert_snapshot!(answers(
+        "kotlin-basic",
+        &[
+            &["find", "Cart"],
+            &["find", "Cart.total"],
+            &["find", "isLarge"],
+            &["refs", "com.acme.shop.model.Cart"],
+            &["refs", "Cart.add"],
+            &["refs", "Priced.total"],
+            &["refs", "Discount.apply"],
+            &["refs", "Item.price"],
+            &["refs", "Cart.LIMIT"],
+            &["refs", "isLarge"],
+            &["callers", "Cart.add"],
+            &["callees", "main"],
+            &["impls", "Discount"],
+        ],
+    ));
+}
+
+#[test]
 fn cpp_fixture() {
     insta::assert_snapshot!(answers(
         "cpp-basic",

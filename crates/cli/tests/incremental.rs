@@ -29,6 +29,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "php-basic",
         "ruby-basic",
         "cpp-basic",
+        "kotlin-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -142,6 +143,19 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
                 "\nstruct {a} {{ int {b}; int {c}() const; }};\nint {a}::{c}() const {{ return {b}; }}\n"
             ),
             _ => format!("\ntemplate <typename T> T {a}(T x) {{ return x.{b}(); }}\n"),
+        };
+    }
+    if ext == "kt" {
+        return match rng.below(5) {
+            0 => format!("\nfun {a}(): Int = {b}({c})\n"),
+            1 => format!(
+                "\nclass {a} : {b}() {{\n    override fun {c}() = super.{c}() + this.{c}()\n}}\n"
+            ),
+            2 => format!("\nobject {a} {{ fun {b}() = {c}.{b}() }}\n"),
+            3 => format!(
+                "\nclass {a}(val {b}: {c}) {{\n    companion object {{ fun {c}(): {a} = {a}({c}()) }}\n}}\n"
+            ),
+            _ => format!("\nfun {b}.{a}(): Int = {c}()\n"),
         };
     }
     if ext == "rb" {

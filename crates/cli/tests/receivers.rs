@@ -214,3 +214,8 @@ fn ruby_receivers() {
 fn cpp_receivers() {
     run_language("cpp");
 }
+
+#[test]
+fn kotlin_receivers() {
+    run_language("kotlin");
+}

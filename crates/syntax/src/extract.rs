@@ -17,7 +17,7 @@ use tree_sitter::{Node, ParseOptions, ParseState, Parser, QueryCursor, QueryCurs
 
 use crate::imports::collect_imports;
 use crate::lang::{CaptureRole, LanguageSupport};
-use crate::receivers::Converter;
+use crate::receivers::{Converter, Declared};
 use crate::{
     Definition, Diagnostic, FileFacts, Lang, ParseConfig, Position, RefKind, Reference, SymbolKind,
     TypeRef, ValueChain, ValueRoot, ValueStep,
@@ -166,6 +166,8 @@ struct Candidate<'tree> {
     name: Node<'tree>,
     /// The qualifier node, and whether it is a value receiver (`x.f`) rather than a path.
     qualifier: Option<(Node<'tree>, bool)>,
+    /// A definition's type or value, where the pattern captures them.
+    declared: Declared<'tree>,
 }
 
 struct Scope {
@@ -282,6 +284,7 @@ impl Extractor<'_> {
             let mut name = None;
             let mut qualifier = None;
             let mut scope_name = None;
+            let mut declared = Declared::default();
             let mut local: Option<Node> = None;
             let mut source = BindingSource::Nothing;
             let mut hoisted: Option<usize> = None;
@@ -292,6 +295,8 @@ impl Extractor<'_> {
                     CaptureRole::Qualifier => qualifier = Some((capture.node, false)),
                     CaptureRole::Receiver => qualifier = Some((capture.node, true)),
                     CaptureRole::ScopeName => scope_name = Some(capture.node),
+                    CaptureRole::DeclaredType => declared.ty = Some(capture.node),
+                    CaptureRole::DeclaredValue => declared.value = Some(capture.node),
                     CaptureRole::LocalScope => {
                         local_scopes.push((capture.node.start_byte(), capture.node.end_byte()))
                     }
@@ -426,6 +431,7 @@ impl Extractor<'_> {
                         node,
                         name,
                         qualifier,
+                        declared,
                     };
                     match table.get(&name.start_byte()) {
                         Some(existing) if existing.pattern <= m.pattern_index => {}
@@ -494,7 +500,11 @@ impl Extractor<'_> {
         let values: Vec<(usize, Node)> = definitions
             .iter()
             .enumerate()
-            .filter_map(|(i, d)| converter.definition_value(d.node).map(|v| (i, v)))
+            .filter_map(|(i, d)| {
+                converter
+                    .definition_value(d.node, d.declared)
+                    .map(|v| (i, v))
+            })
             .collect();
         let (references, chains, value_chains) =
             self.sweep_locals(references, &local_scopes, &bindings, &values);
@@ -843,7 +853,7 @@ impl Extractor<'_> {
         let node = candidate.node;
         let outer = self.declaration_root(node);
         let export = self.support.kinds.syntax.export_statement;
-        let (type_ref, value) = self.converter().definition_type(node);
+        let (type_ref, value) = self.converter().definition_type(node, candidate.declared);
         Definition {
             name: self.name_text(candidate.name),
             kind,

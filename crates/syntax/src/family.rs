@@ -1510,3 +1510,117 @@ pub(crate) static RUBY: FamilySyntax = FamilySyntax {
     ],
     mixin_calls: &["include", "extend", "prepend"],
 };
+
+/// Where a Kotlin class or object names its superclass and interfaces (`: Base(), I`).
+const KOTLIN_HERITAGE: &[Inner] = &[inner("delegation_specifiers", "")];
+
+/// A Kotlin class, interface or object.
+const fn kotlin_class(kind: &'static str) -> ContainerSyntax {
+    ContainerSyntax {
+        kind,
+        self_type: "",
+        implements: "",
+        supertype_clauses: KOTLIN_HERITAGE,
+        abstract_type: false,
+        embedded: &[],
+    }
+}
+
+/// Kotlin's grammar names few fields: definitions' types and values are captured by the
+/// query (`@declared.type`, `@declared.value`), and types, calls and member accesses
+/// are read by position (the first named child is the callee, the object, the base).
+pub(crate) static KOTLIN: FamilySyntax = FamilySyntax {
+    path_separator: ".",
+    name_prefix: "",
+    comments: &["line_comment", "block_comment"],
+    doc_line_prefixes: &[],
+    not_doc_prefix: "",
+    doc_block: ("/**", "*/"),
+    docstring_statement: "",
+    docstring_kinds: &[],
+    attributes: &["file_annotation"],
+    declaration_wrappers: &[],
+    export_statement: "",
+
+    member_access: &[access("navigation_expression", "", "")],
+    calls: &[inner("call_expression", "")],
+    method_calls: &[],
+    generic_callees: &[],
+    unwraps: &[],
+    awaits: &[],
+    // `x!!` and `-x` keep the value's type (a nullable type is its type here).
+    transparent: &[
+        inner("parenthesized_expression", ""),
+        inner("unary_expression", "argument"),
+        inner("annotated_expression", ""),
+        inner("labeled_expression", ""),
+    ],
+    indexes: &[inner("index_expression", "")],
+    casts: &[inner("as_expression", "right")],
+    // `Cart(...)` is a call; what calling a class gives is the resolver's business.
+    constructions: &[],
+    self_values: &["this_expression"],
+    self_names: &[],
+    super_values: &["super_expression"],
+    super_calls: &[],
+    identifiers: &["identifier"],
+    value_paths: &[],
+    literals: &[
+        ("string_literal", "String"),
+        ("multiline_string_literal", "String"),
+        ("number_literal", "Int"),
+        ("float_literal", "Double"),
+        ("character_literal", "Char"),
+        ("lambda_literal", "function"),
+        ("anonymous_function", "function"),
+    ],
+    macro_calls: &[],
+    literal_macros: &[],
+
+    type_wrappers: &[
+        inner("nullable_type", ""),
+        inner("non_nullable_type", ""),
+        inner("parenthesized_type", ""),
+        inner("type_projection", ""),
+        inner("delegation_specifier", ""),
+        inner("constructor_invocation", ""),
+        inner("explicit_delegation", ""),
+    ],
+    // `List<Item>`, `Map.Entry<K, V>`: the names, then the arguments, without fields.
+    generic_types: &[access("user_type", "", "")],
+    ignored_type_arguments: &[],
+    type_bindings: &[],
+    type_names: &[],
+    array_types: &[],
+    bound_types: &[],
+    union_types: &[],
+    tuple_types: &[],
+    builtin_types: &[],
+    function_types: &[access("function_type", "", "")],
+    unknown_type_names: &["Any", "dynamic"],
+    nullish_type_names: &["Nothing"],
+    self_type_names: &[],
+    self_types: &[],
+    generic_scopes: "",
+    type_parameters: &[],
+    where_clauses: &[],
+    where_predicates: &[],
+
+    definition_types: &[],
+    definition_values: &[],
+    function_values: &[],
+    parameter_lists: &[],
+    parameters: &[],
+    untyped_parameters: &[],
+    closure_parameter_lists: &["lambda_parameters"],
+    tuple_patterns: &[],
+    transparent_patterns: &[],
+    tuple_fields: &[],
+    containers: &[
+        kotlin_class("class_declaration"),
+        kotlin_class("object_declaration"),
+        // An extension function, a member of its receiver's type (the scope's name).
+        kotlin_class("function_declaration"),
+    ],
+    mixin_calls: &[],
+};

@@ -27,6 +27,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Python => python_import(node, source, &mut out),
             Family::Go => go_import(node, source, &mut out),
             Family::Java => java_import(node, source, &mut out),
+            Family::Kotlin => kotlin_import(node, source, &mut out),
             Family::CSharp => csharp_using(node, source, &mut out),
             Family::C => c_import(node, source, &mut out),
             Family::Php => php_use(node, source, &mut out),
@@ -522,6 +523,50 @@ fn java_import(declaration: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
         reexport: false,
         modules: Vec::new(),
         start: position(last_name(path_node)),
+    });
+}
+
+/// `import a.b.C` (known as `C`), `import a.b.C as D` (known as `D`), `import a.b.*`
+/// (every top-level name of package `a.b`, known as `*`). What is imported may be a
+/// type, a top-level function or property, or a member of an object.
+fn kotlin_import(import: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let mut path_node = None;
+    let mut alias = None;
+    let mut on_demand = false;
+    for i in 0..import.child_count() {
+        let Some(child) = import.child(i) else {
+            continue;
+        };
+        match child.kind() {
+            "qualified_identifier" if child.is_named() => path_node = Some(child),
+            "identifier" if child.is_named() && path_node.is_some() => alias = Some(child),
+            "*" => on_demand = true,
+            _ => {}
+        }
+    }
+    let Some(path_node) = path_node else { return };
+    let path = dotted(path_node, source);
+    let (module, imported, local) = if on_demand {
+        (path.clone(), "*".to_owned(), "*".to_owned())
+    } else {
+        let Some((module, name)) = path.rsplit_once('.') else {
+            return;
+        };
+        let local = alias.map_or_else(|| name.to_owned(), |a| text(a, source).into_owned());
+        (module.to_owned(), name.to_owned(), local)
+    };
+    out.push(Import {
+        local,
+        target: ImportTarget::Module {
+            source: module,
+            imported: Some(imported),
+        },
+        reexport: false,
+        modules: Vec::new(),
+        start: position(alias.unwrap_or_else(|| {
+            let last = path_node.named_child_count().saturating_sub(1) as u32;
+            path_node.named_child(last).unwrap_or(path_node)
+        })),
     });
 }
 

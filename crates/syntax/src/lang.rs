@@ -32,6 +32,7 @@ pub enum Lang {
     Php,
     Ruby,
     Cpp,
+    Kotlin,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -48,10 +49,11 @@ pub enum Family {
     C,
     Php,
     Ruby,
+    Kotlin,
 }
 
 impl Family {
-    pub const ALL: [Family; 9] = [
+    pub const ALL: [Family; 10] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
@@ -61,6 +63,7 @@ impl Family {
         Family::C,
         Family::Php,
         Family::Ruby,
+        Family::Kotlin,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -74,6 +77,7 @@ impl Family {
             Family::C => "c",
             Family::Php => "php",
             Family::Ruby => "ruby",
+            Family::Kotlin => "kotlin",
         }
     }
 
@@ -88,8 +92,14 @@ impl Family {
             // Java and C# overloads are distinct methods, but uses are not told apart by
             // their argument types here, so all of them are one function to `refs`. PHP
             // has no overloads, but a function declared in each branch of an `if`
-            // (`if (!function_exists('f')) { function f() {} }`) is one function.
-            Family::Ecma | Family::Python | Family::Java | Family::CSharp | Family::Php => true,
+            // (`if (!function_exists('f')) { function f() {} }`) is one function. Kotlin
+            // overloads as Java does.
+            Family::Ecma
+            | Family::Python
+            | Family::Java
+            | Family::CSharp
+            | Family::Php
+            | Family::Kotlin => true,
         }
     }
 
@@ -105,6 +115,7 @@ impl Family {
             Family::C => &crate::family::C,
             Family::Php => &crate::family::PHP,
             Family::Ruby => &crate::family::RUBY,
+            Family::Kotlin => &crate::family::KOTLIN,
         }
     }
 }
@@ -140,6 +151,7 @@ const C_TAGS: QueryFile = query_file!("c/tags.scm");
 const PHP_TAGS: QueryFile = query_file!("php/tags.scm");
 const RUBY_TAGS: QueryFile = query_file!("ruby/tags.scm");
 const CPP_TAGS: QueryFile = query_file!("cpp/tags.scm");
+const KOTLIN_TAGS: QueryFile = query_file!("kotlin/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -166,7 +178,7 @@ pub struct LangSpec {
 
 /// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
 /// per-language caches, so a new row cannot leave one of them short.
-const LANGUAGE_COUNT: usize = 12;
+const LANGUAGE_COUNT: usize = 13;
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
 pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
@@ -308,6 +320,18 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         queries: &[CPP_TAGS, C_TAGS],
         parse_view: blank_export_macros,
     },
+    LangSpec {
+        lang: Lang::Kotlin,
+        name: "kotlin",
+        aliases: &["kt"],
+        // `.kts` scripts (Gradle build files) are Kotlin too.
+        extensions: &["kt", "kts"],
+        family: Family::Kotlin,
+        store_code: 13,
+        grammar: || tree_sitter_kotlin_ng::LANGUAGE.into(),
+        queries: &[KOTLIN_TAGS],
+        parse_view: as_written,
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -322,8 +346,7 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 13] = [
-    text_only("kotlin", &["kt"], &["kt", "kts"]),
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 12] = [
     text_only("swift", &[], &["swift"]),
     text_only("scala", &[], &["scala", "sc"]),
     text_only("lua", &[], &["lua"]),
@@ -560,6 +583,7 @@ impl Lang {
         Lang::Php,
         Lang::Ruby,
         Lang::Cpp,
+        Lang::Kotlin,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -577,6 +601,7 @@ impl Lang {
             Lang::Php => 9,
             Lang::Ruby => 10,
             Lang::Cpp => 11,
+            Lang::Kotlin => 12,
         };
         &LANGUAGES[slot]
     }
@@ -696,6 +721,12 @@ pub(crate) enum CaptureRole {
     /// declaration, a member of its receiver's type).
     ScopeReceiver,
     ScopeName,
+    /// A definition's declared type (its return type, for a function), in a pattern of
+    /// the definition: for grammars that name no field for it (the family table's
+    /// `definition_types` reads fields).
+    DeclaredType,
+    /// Likewise for the value a definition is initialized with (`definition_values`).
+    DeclaredValue,
     LocalScope,
     LocalDefinition,
     /// The declared type of a local binding.
@@ -752,6 +783,8 @@ impl CaptureRole {
             "scope.receiver" => CaptureRole::ScopeReceiver,
             "scope.module" => CaptureRole::ScopeModule,
             "scope.name" => CaptureRole::ScopeName,
+            "declared.type" => CaptureRole::DeclaredType,
+            "declared.value" => CaptureRole::DeclaredValue,
             "local.scope" => CaptureRole::LocalScope,
             "local.definition" => CaptureRole::LocalDefinition,
             "local.type" => CaptureRole::LocalType,
@@ -917,6 +950,8 @@ mod tests {
             ("a.c", Some(Lang::C)),
             ("a.h", Some(Lang::C)),
             ("a.cpp", Some(Lang::Cpp)),
+            ("a.kt", Some(Lang::Kotlin)),
+            ("build.gradle.kts", Some(Lang::Kotlin)),
             ("Makefile", None),
         ];
         for (path, want) in cases {
@@ -937,14 +972,15 @@ mod tests {
         }
         assert!(TextOnlyLanguage::of_path("src/session.cpp").is_none());
         assert_eq!(
-            TextOnlyLanguage::of_path("src/App.kt").map(|l| l.name),
-            Some("kotlin")
+            TextOnlyLanguage::of_path("src/App.swift").map(|l| l.name),
+            Some("swift")
         );
+        assert!(TextOnlyLanguage::of_path("src/App.kt").is_none());
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
         assert_eq!(
-            TextOnlyLanguage::named("kt").map(|l| l.name),
-            Some("kotlin")
+            TextOnlyLanguage::named("zsh").map(|l| l.name),
+            Some("shell")
         );
         assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());

@@ -40,8 +40,26 @@ fn field_child<'t>(node: Node<'t>, field: u16) -> Option<Node<'t>> {
     }
 }
 
+/// The name of a member access: its field, or without one the last named child (`x.f`
+/// in grammars that name no fields there).
+fn name_child<'t>(node: Node<'t>, field: u16) -> Option<Node<'t>> {
+    if field == 0 {
+        node.named_child(node.named_child_count().checked_sub(1)? as u32)
+    } else {
+        node.child_by_field_id(field)
+    }
+}
+
 fn named_children<'t>(node: Node<'t>) -> impl Iterator<Item = Node<'t>> {
     (0..node.named_child_count() as u32).filter_map(move |i| node.named_child(i))
+}
+
+/// A definition's type and value nodes as its query pattern captures them
+/// (`@declared.type`, `@declared.value`), for grammars that name no field for them.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Declared<'t> {
+    pub ty: Option<Node<'t>>,
+    pub value: Option<Node<'t>>,
 }
 
 impl<'a> Converter<'a> {
@@ -101,22 +119,35 @@ impl<'a> Converter<'a> {
                 .map_or(TypeRef::Unknown, |inner| {
                     self.type_at_depth(inner, depth + 1)
                 }),
-            NodeRole::GenericType(base, args) => {
-                let Some(base) = field_child(node, base) else {
+            NodeRole::GenericType(base_field, args) => {
+                let Some(base) = field_child(node, base_field) else {
                     return TypeRef::Unknown;
                 };
-                let named = self.type_at_depth(base, depth + 1);
+                // Without a field, the arguments are the last named child (`List[Foo]`,
+                // `Map<K, V>` in grammars that name no fields there), a list rather than
+                // a name.
+                let args = if args == 0 {
+                    node.named_child(node.named_child_count().saturating_sub(1) as u32)
+                        .filter(|last| {
+                            last.id() != base.id() && matches!(self.role(*last), NodeRole::None)
+                        })
+                } else {
+                    node.child_by_field_id(args)
+                };
+                // Without a field, several names before the arguments are one qualified
+                // name (Kotlin's `Map.Entry<K, V>` is one `user_type` of three children).
+                let names_before_args = node.named_child_count() - usize::from(args.is_some());
+                let named = if base_field == 0 && names_before_args > 1 {
+                    TypeRef::Named {
+                        path: self.path_of(node),
+                        args: Vec::new(),
+                    }
+                } else {
+                    self.type_at_depth(base, depth + 1)
+                };
                 let TypeRef::Named { path, .. } = named else {
                     // A type parameter or `Self` with arguments: the arguments say nothing.
                     return named;
-                };
-                // Without a field, the arguments are the last named child (`List[Foo]`,
-                // `Map<K, V>` in grammars that name no fields there).
-                let args = if args == 0 {
-                    node.named_child(node.named_child_count().saturating_sub(1) as u32)
-                        .filter(|last| Some(last.id()) != Some(base.id()))
-                } else {
-                    node.child_by_field_id(args)
                 };
                 let args = args
                     .map(|list| {
@@ -321,7 +352,7 @@ impl<'a> Converter<'a> {
         match self.role(node) {
             NodeRole::MemberAccess(object, name) => Some(Callee::Method {
                 receiver: Box::new(self.value_chain(field_child(node, object)?, local)),
-                name: self.text(node.child_by_field_id(name)?).into_owned(),
+                name: self.text(name_child(node, name)?).into_owned(),
             }),
             NodeRole::Identifier if local(&self.text(node)).is_none() => {
                 Some(Callee::Function(vec![self.text(node).into_owned()]))
@@ -464,7 +495,7 @@ impl<'a> Converter<'a> {
             match self.role(node) {
                 NodeRole::MemberAccess(object, name) => {
                     let (Some(object), Some(name)) =
-                        (field_child(node, object), node.child_by_field_id(name))
+                        (field_child(node, object), name_child(node, name))
                     else {
                         break ValueRoot::Unknown;
                     };
@@ -472,7 +503,7 @@ impl<'a> Converter<'a> {
                     node = object;
                 }
                 NodeRole::MethodCall(object, name) => {
-                    let Some(name) = node.child_by_field_id(name) else {
+                    let Some(name) = name_child(node, name) else {
                         break ValueRoot::Unknown;
                     };
                     reversed.push(ValueStep::Call(self.text(name).into_owned()));
@@ -497,7 +528,7 @@ impl<'a> Converter<'a> {
                     match self.role(callee) {
                         NodeRole::MemberAccess(object, name) => {
                             let (Some(object), Some(name)) =
-                                (field_child(callee, object), callee.child_by_field_id(name))
+                                (field_child(callee, object), name_child(callee, name))
                             else {
                                 break ValueRoot::Unknown;
                             };
@@ -764,23 +795,16 @@ impl<'a> Converter<'a> {
 
     /// What a definition node declares: its type (the return type for functions), and
     /// its initial value when it declares no type.
-    pub fn definition_type(&self, node: Node<'_>) -> (Option<TypeRef>, Option<ValueChain>) {
-        let syntax = self.kinds.syntax;
-        let declared = syntax
-            .definition_types
-            .iter()
-            .filter(|d| d.kind == node.kind())
-            .find_map(|d| node.child_by_field_id(self.field(d.field)))
-            .map(|t| self.type_ref(t));
-        if declared.is_some() {
-            return (declared, None);
+    pub fn definition_type(
+        &self,
+        node: Node<'_>,
+        captured: Declared<'_>,
+    ) -> (Option<TypeRef>, Option<ValueChain>) {
+        if let Some(declared) = self.declared_type_node(node, captured) {
+            return (Some(self.type_ref(declared)), None);
         }
-        let Some(value) = syntax
-            .definition_values
-            .iter()
-            .filter(|d| d.kind == node.kind())
-            .find_map(|d| node.child_by_field_id(self.field(d.field)))
-        else {
+        let syntax = self.kinds.syntax;
+        let Some(value) = self.declared_value_node(node, captured) else {
             // A function value defined directly (`X.prototype.m = function () {}` captures
             // the function itself): its return type.
             return (self.function_return(node), None);
@@ -801,27 +825,42 @@ impl<'a> Converter<'a> {
     /// The node whose value chain [`Self::definition_type`] takes as the definition's
     /// value, if it takes one: extraction evaluates it again with the local bindings
     /// visible there (`self.store = store` in a constructor: the parameter `store`).
-    pub fn definition_value<'t>(&self, node: Node<'t>) -> Option<Node<'t>> {
-        let syntax = self.kinds.syntax;
-        let declared = syntax
-            .definition_types
-            .iter()
-            .filter(|d| d.kind == node.kind())
-            .find_map(|d| node.child_by_field_id(self.field(d.field)));
-        if declared.is_some() {
+    pub fn definition_value<'t>(&self, node: Node<'t>, captured: Declared<'t>) -> Option<Node<'t>> {
+        if self.declared_type_node(node, captured).is_some() {
             return None;
         }
-        let value = syntax
-            .definition_values
-            .iter()
-            .filter(|d| d.kind == node.kind())
-            .find_map(|d| node.child_by_field_id(self.field(d.field)))?;
+        let syntax = self.kinds.syntax;
+        let value = self.declared_value_node(node, captured)?;
         let is_function = self.function_return(value).is_some()
             || syntax
                 .function_values
                 .iter()
                 .any(|f| f.kind == value.kind());
         (!is_function).then_some(value)
+    }
+
+    /// A definition's declared type: the pattern's capture, else the family's field.
+    fn declared_type_node<'t>(&self, node: Node<'t>, captured: Declared<'t>) -> Option<Node<'t>> {
+        captured.ty.or_else(|| {
+            self.kinds
+                .syntax
+                .definition_types
+                .iter()
+                .filter(|d| d.kind == node.kind())
+                .find_map(|d| node.child_by_field_id(self.field(d.field)))
+        })
+    }
+
+    /// A definition's initial value: the pattern's capture, else the family's field.
+    fn declared_value_node<'t>(&self, node: Node<'t>, captured: Declared<'t>) -> Option<Node<'t>> {
+        captured.value.or_else(|| {
+            self.kinds
+                .syntax
+                .definition_values
+                .iter()
+                .filter(|d| d.kind == node.kind())
+                .find_map(|d| node.child_by_field_id(self.field(d.field)))
+        })
     }
 
     /// The types of a definition's positional fields, in order (empty when it has none).

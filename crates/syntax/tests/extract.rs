@@ -577,6 +577,75 @@ end
 }
 
 #[test]
+fn kotlin_sample() {
+    let src = r#"package com.acme.shop
+
+import com.acme.util.Money
+import com.acme.util.*
+import com.acme.util.format as fmt
+
+/** A cart. */
+class Cart(val owner: String, private var items: MutableList<Item>) : Base(), Priced {
+    private var total = 0
+
+    fun add(item: Item): Cart {
+        items.add(item)
+        this.total += item.price
+        val m = Money(3)
+        m.plus(fmt(1, count = 2))
+        return this
+    }
+
+    companion object {
+        const val LIMIT = 10
+        fun empty(): Map.Entry<String, Cart>? = null
+    }
+}
+
+fun Cart.isLarge(): Boolean = total > LIMIT
+
+enum class Kind { SMALL, LARGE }
+"#;
+    let got = facts(Lang::Kotlin, src);
+    println!("{got}");
+    let expected = [
+        // The package qualifies every definition; constructor `val`s are fields.
+        "def class com.acme.shop::Cart",
+        r#"doc="A cart.""#,
+        "def field com.acme.shop::Cart::owner @8:16 parent=0 in=#0 : String",
+        "def field com.acme.shop::Cart::items @8:43 parent=0 in=#0 : MutableList<Item>",
+        // A property's type from its value; a method's return type after its parameters.
+        "def field com.acme.shop::Cart::total @9:17 parent=0 in=#0 = <builtin Int>",
+        "def method com.acme.shop::Cart::add @11:9 parent=0 in=#0 : Cart",
+        // A companion object's members are its class's; a qualified type is one name.
+        "def field com.acme.shop::Cart::LIMIT",
+        "def method com.acme.shop::Cart::empty @21:13 parent=0 in=#0 : Map::Entry<String, Cart>",
+        // The superclass and the interface are supertypes.
+        "container #0 Cart for Cart extends Base, Priced",
+        // An extension function is a member of its receiver's type.
+        "container #1 Cart for Cart",
+        "def function com.acme.shop::Cart::isLarge @25:10 in=#1 : Boolean",
+        "def enum com.acme.shop::Kind",
+        "def enum_variant com.acme.shop::Kind::SMALL",
+        // Receivers: `this`, a parameter's type, a local assigned a call.
+        "ref field total @13:14 on self",
+        "ref field price @13:28 on <Item>",
+        "ref call plus @15:11 on Money()",
+        // Imports, the alias under its own name.
+        "import Money <- Module { source: \"com.acme.util\", imported: Some(\"Money\") }",
+        "import * <- Module { source: \"com.acme.util\", imported: Some(\"*\") }",
+        "import fmt <- Module { source: \"com.acme.util\", imported: Some(\"format\") }",
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // A named argument's name and a local are no references.
+    assert!(!got.contains("ref identifier count"), "{got}");
+    assert!(!got.contains("ref identifier m "), "{got}");
+    assert!(!got.contains("ref identifier null"), "{got}");
+}
+
+#[test]
 fn cpp_sample() {
     let src = r#"#include "shop/cart.h"
 namespace shop {

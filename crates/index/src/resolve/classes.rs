@@ -1,4 +1,4 @@
-//! The class-based resolver families, Java, C#, PHP and Ruby (one [`Dialect`] each): types grouped
+//! The class-based resolver families, Java, C#, PHP, Ruby and Kotlin (one [`Dialect`] each): types grouped
 //! by package or namespace (every file of a package sees its top-level types; C# also
 //! sees the enclosing namespaces' types), single-type imports and aliases (`import
 //! a.b.C`, `using X = A.B.C`), on-demand imports (`import a.b.*`, `using A.B`), static
@@ -24,6 +24,13 @@
 //! the top level; a bare call is a method of `self` (the enclosing class and its
 //! ancestors) or a top-level method; a class reopened in another file is one type (its
 //! first definition stands for it, as a C# partial class); `Foo.new` is a `Foo`.
+//!
+//! Kotlin: packages as Java's, which also hold top-level functions and properties
+//! (`import a.b.format` imports a function); a companion object's members are its
+//! class's (`Cart.empty()`); `import a.b.C as D` renames; a name no package, import or
+//! enclosing class has is the standard library's (`kotlin.*`, imported by default). An
+//! extension function (`fun Cart.total()`) is a member of its receiver's type, and in
+//! its body a bare name is a member of that type first.
 
 use rustc_hash::FxHashMap as HashMap;
 
@@ -44,20 +51,21 @@ fn is_type(kind: SymbolKind) -> bool {
     )
 }
 
-/// The two languages this module resolves; where they differ is a `match` on it.
+/// The languages this module resolves; where they differ is a `match` on it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Dialect {
     Java,
     CSharp,
     Php,
     Ruby,
+    Kotlin,
 }
 
 impl Dialect {
     /// What separates a namespace from a type in a qualified type name.
     fn separator(self) -> &'static str {
         match self {
-            Dialect::Java | Dialect::CSharp => ".",
+            Dialect::Java | Dialect::CSharp | Dialect::Kotlin => ".",
             Dialect::Php => "\\",
             Dialect::Ruby => "::",
         }
@@ -144,6 +152,7 @@ impl ClassTables {
             Dialect::CSharp => Family::CSharp,
             Dialect::Php => Family::Php,
             Dialect::Ruby => Family::Ruby,
+            Dialect::Kotlin => Family::Kotlin,
         }
     }
 
@@ -152,6 +161,7 @@ impl ClassTables {
     pub fn add_file(&mut self, facts: &CompactFacts, base: u32) -> String {
         match self.dialect {
             Dialect::Java | Dialect::Php | Dialect::Ruby => {}
+            Dialect::Kotlin => {}
             Dialect::CSharp => {
                 self.global_imports
                     .extend(facts.imports.iter().filter(|i| i.reexport).cloned());
@@ -181,6 +191,18 @@ impl ClassTables {
                         && matches!(
                             d.kind,
                             SymbolKind::Function | SymbolKind::Method | SymbolKind::Constant
+                        )
+                }
+                // A package holds top-level functions (extension functions too, which
+                // are members of their receiver's type as well) and properties.
+                Dialect::Kotlin => {
+                    d.parent == super::NONE
+                        && matches!(
+                            d.kind,
+                            SymbolKind::Function
+                                | SymbolKind::Constant
+                                | SymbolKind::Variable
+                                | SymbolKind::TypeAlias
                         )
                 }
                 Dialect::Java | Dialect::CSharp => false,
@@ -267,12 +289,14 @@ impl ClassTables {
         // ... or nothing of the repository's.
         match self.dialect {
             // A repository package that lacks the name: unknown (as first measured).
-            Dialect::Java if self.packages.contains_key(source.as_str()) => Named::Unknown,
+            Dialect::Java | Dialect::Kotlin if self.packages.contains_key(source.as_str()) => {
+                Named::Unknown
+            }
             // C# namespaces are open: the platform adds types to namespaces a repository
             // also declares (`System.Runtime.CompilerServices` polyfills), and every type
             // the repository declares there is in the tables.
             // PHP: `use` names a fully qualified name the repository does not define.
-            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Ruby => {
+            Dialect::Java | Dialect::Kotlin | Dialect::CSharp | Dialect::Php | Dialect::Ruby => {
                 Named::Outside(wanted.to_owned())
             }
         }
@@ -305,6 +329,13 @@ impl ClassTables {
             if is_type(d.kind) {
                 let sid = base + i;
                 out.push(self.first_part.get(&sid).copied().unwrap_or(sid));
+            } else if self.dialect == Dialect::Kotlin
+                && d.parent == super::NONE
+                && d.container != super::NONE
+                && let Ty::Repo(receiver) = t.container_type_of(base + i)
+            {
+                // An extension function's body sees its receiver's members.
+                out.push(receiver);
             }
             current = (d.parent != super::NONE).then_some(d.parent);
             if out.len() > 32 {
@@ -318,6 +349,11 @@ impl ClassTables {
     /// enclosing classes (with what they inherit), the file's and the package's types,
     /// single-type and static imports, on-demand imports.
     fn lookup(&self, t: &Tables, at: Place, name: &str, kind: RefKind) -> Named {
+        // `it`, a Kotlin lambda's implicit parameter (no local declares it), is a value
+        // of unknown type.
+        if self.dialect == Dialect::Kotlin && name == "it" {
+            return Named::Unknown;
+        }
         let mut unknown = false;
         // A bare PHP name is never a member of the enclosing class.
         if !matches!(kind, RefKind::Type) && self.dialect != Dialect::Php {
@@ -370,7 +406,7 @@ impl ClassTables {
                 return Named::Symbols(found);
             }
             match (self.dialect, namespace.rsplit_once('.')) {
-                (Dialect::Java, _) => break,
+                (Dialect::Java | Dialect::Kotlin, _) => break,
                 (Dialect::CSharp, Some((outer, _))) => namespace = outer.to_owned(),
                 (Dialect::CSharp, None) if !namespace.is_empty() => namespace.clear(),
                 (Dialect::CSharp, None) => break,
@@ -419,7 +455,7 @@ impl ClassTables {
                     }
                 }
             }
-            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Ruby => {
+            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Ruby | Dialect::Kotlin => {
                 Named::Outside(name.to_owned())
             }
         }
@@ -604,7 +640,7 @@ impl ClassTables {
                             && q.chars()
                                 .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
                     }
-                    Dialect::Java | Dialect::CSharp | Dialect::Php => true,
+                    Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Kotlin => true,
                 }
         });
         if let Some(q) = path_qualifier {
@@ -615,6 +651,19 @@ impl ClassTables {
                 .filter(|s| !s.is_empty())
                 .map(str::to_owned)
                 .collect();
+            // A Kotlin property whose type is inferred (`val xs = load()`) is a value,
+            // not a type path: what the receiver pass could not settle is a name match.
+            if self.dialect == Dialect::Kotlin
+                && let Some(first) = path.first()
+                && let Named::Symbols(found) = self.lookup(t, at, first, RefKind::Identifier)
+                && found
+                    .iter()
+                    .all(|&sid| !is_type(t.symbols[sid as usize].kind))
+            {
+                return t.heuristic(candidates, self.family(), |s| {
+                    member_may_be(kind, s.kind, s.family)
+                });
+            }
             match self.named(t, at, &path, RefKind::Type) {
                 Named::Symbols(types) => {
                     for sid in types {
@@ -657,7 +706,9 @@ impl ClassTables {
 impl FamilyResolver for ClassTables {
     fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
         match self.dialect {
-            Dialect::Java | Dialect::CSharp | Dialect::Ruby => self.resolve_class_use(t, u),
+            Dialect::Java | Dialect::CSharp | Dialect::Ruby | Dialect::Kotlin => {
+                self.resolve_class_use(t, u)
+            }
             Dialect::Php => self.resolve_php_use(t, u),
         }
     }
@@ -700,6 +751,7 @@ impl FamilyResolver for ClassTables {
             Dialect::CSharp => csharp_outside_member(ty, member),
             Dialect::Php => php_outside_member(ty, member),
             Dialect::Ruby => ruby_outside_member(ty, member),
+            Dialect::Kotlin => kotlin_outside_member(ty, member),
         }
     }
 
@@ -707,6 +759,7 @@ impl FamilyResolver for ClassTables {
         match self.dialect {
             Dialect::Java => java_outside_step(ty, step),
             Dialect::CSharp => csharp_outside_step(ty, step),
+            Dialect::Kotlin => kotlin_outside_step(ty, step),
             Dialect::Php | Dialect::Ruby => None,
         }
     }
@@ -724,7 +777,7 @@ impl FamilyResolver for ClassTables {
                 "class" => Some(Spec::Opaque),
                 _ => None,
             },
-            Dialect::Java | Dialect::CSharp | Dialect::Php => None,
+            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Kotlin => None,
         }
     }
 }
@@ -834,5 +887,40 @@ fn ruby_outside_member(ty: &str, _member: &str) -> OutsideMember {
         "String" | "Integer" | "Float" | "Array" | "Hash" | "Symbol" | "TrueClass"
         | "FalseClass" | "Proc" => OutsideMember::Known(Spec::Opaque),
         _ => OutsideMember::NotKnown,
+    }
+}
+
+/// What Kotlin's standard library gives: element types of collections and nullable
+/// wrappers. No type's members are all the library's: an extension function the
+/// repository defines can be called on any of them (`fun String.slug()`).
+fn kotlin_outside_member(ty: &str, member: &str) -> OutsideMember {
+    match (ty, member) {
+        (
+            "List" | "MutableList" | "ArrayList" | "Set" | "MutableSet" | "Collection" | "Iterable"
+            | "Sequence" | "Array",
+            "get" | "first" | "last" | "firstOrNull" | "lastOrNull" | "single" | "singleOrNull"
+            | "getOrNull" | "elementAt" | "random" | "find" | "removeAt" | "removeFirst"
+            | "removeLast",
+        )
+        | ("Lazy", "value")
+        | ("Iterator", "next") => OutsideMember::Known(Spec::Arg(0)),
+        (
+            "Map" | "MutableMap" | "HashMap" | "LinkedHashMap",
+            "get" | "getValue" | "getOrDefault" | "remove" | "getOrPut" | "put",
+        ) => OutsideMember::Known(Spec::Arg(1)),
+        _ => OutsideMember::NotKnown,
+    }
+}
+
+fn kotlin_outside_step(ty: &str, step: Step) -> OutsideStep {
+    match (ty, step) {
+        (
+            "List" | "MutableList" | "ArrayList" | "Set" | "MutableSet" | "HashSet" | "Collection"
+            | "Iterable" | "Sequence" | "Array",
+            Step::Element,
+        )
+        | ("List" | "MutableList" | "ArrayList" | "Array", Step::Index) => Some(Spec::Arg(0)),
+        ("Map" | "MutableMap" | "HashMap" | "LinkedHashMap", Step::Index) => Some(Spec::Arg(1)),
+        _ => None,
     }
 }

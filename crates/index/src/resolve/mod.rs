@@ -110,6 +110,7 @@ struct Tables<'a> {
     csharp: classes::ClassTables,
     php: classes::ClassTables,
     ruby: classes::ClassTables,
+    kotlin: classes::ClassTables,
     c: c::CTables,
     types: types::TypeIndex,
 }
@@ -251,6 +252,7 @@ impl Tables<'_> {
             Family::C => &self.c,
             Family::Php => &self.php,
             Family::Ruby => &self.ruby,
+            Family::Kotlin => &self.kotlin,
         }
     }
 
@@ -576,7 +578,9 @@ fn file_symbols<'a>(
                 .chain(facts.container(d))
                 .collect(),
             Family::Python => python::scopes(facts, d),
-            Family::Java | Family::CSharp | Family::Php | Family::Ruby => classes::scopes(facts, d),
+            Family::Java | Family::CSharp | Family::Php | Family::Ruby | Family::Kotlin => {
+                classes::scopes(facts, d)
+            }
         };
         // PHP writes a member as `App\Models\User::find`, a function or a class as
         // `App\helpers\format`.
@@ -590,7 +594,8 @@ fn file_symbols<'a>(
             | Family::Java
             | Family::CSharp
             | Family::C
-            | Family::Ruby => separator,
+            | Family::Ruby
+            | Family::Kotlin => separator,
         };
         qualified.clear();
         for part in std::iter::once(prefix.as_str())
@@ -669,6 +674,7 @@ pub(crate) fn resolve_some<'a>(
         csharp: classes::ClassTables::new(classes::Dialect::CSharp),
         php: classes::ClassTables::new(classes::Dialect::Php),
         ruby: classes::ClassTables::new(classes::Dialect::Ruby),
+        kotlin: classes::ClassTables::new(classes::Dialect::Kotlin),
         c: c::CTables::default(),
         types: types::TypeIndex::default(),
     };
@@ -720,6 +726,7 @@ pub(crate) fn resolve_some<'a>(
             ),
             Family::Php => (tables.php.add_file(facts, base), "\\"),
             Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
+            Family::Kotlin => (tables.kotlin.add_file(facts, base), "."),
         };
         heads.push(Some(FileHead {
             family,
@@ -825,6 +832,7 @@ pub(crate) fn resolve_some<'a>(
         tables.csharp,
         tables.php,
         tables.ruby,
+        tables.kotlin,
         tables.c,
         tables.types,
     );
@@ -894,10 +902,15 @@ impl Tables<'_> {
                 kind: r.kind,
                 receiver: r.receiver,
                 // A receiver chain whose root is not a path went through a local (or is an
-                // expression): `Path` roots are the only unbound names.
-                local_receiver: facts
-                    .chain(r)
-                    .is_some_and(|c| !matches!(c.root, mcursor_syntax::ValueRoot::Path(_))),
+                // expression): `Path` roots are the only unbound names. A root path other
+                // that the receiver as written does not start with went through a local
+                // too (`w = xs; w.f`).
+                local_receiver: facts.chain(r).is_some_and(|c| match &c.root {
+                    mcursor_syntax::ValueRoot::Path(path) => {
+                        r.qualifier == NONE || !written_from_path(path, facts.string(r.qualifier))
+                    }
+                    _ => true,
+                }),
                 qualifier: (r.qualifier != NONE).then(|| facts.string(r.qualifier)),
                 candidates: self.candidates(name),
             };
@@ -986,12 +999,35 @@ impl Tables<'_> {
     }
 }
 
+/// Whether the receiver as written starts with a path's segments (`a.b` of `a.b.c`,
+/// `a::b`, `A\\B`), whatever the separator: then it names that path, not a local.
+fn written_from_path(path: &[String], written: &str) -> bool {
+    const SEPARATORS: [&str; 3] = [".", "::", "\\"];
+    let mut rest = written;
+    for (i, segment) in path.iter().enumerate() {
+        if i > 0 {
+            let Some(after) = SEPARATORS.iter().find_map(|s| rest.strip_prefix(s)) else {
+                return false;
+            };
+            rest = after;
+        }
+        let Some(after) = rest.strip_prefix(segment.as_str()) else {
+            return false;
+        };
+        rest = after;
+    }
+    rest.is_empty() || SEPARATORS.iter().any(|s| rest.starts_with(s))
+}
+
 /// What a member use (`x.name`, `x.name()`) of unknown receiver type may refer to.
 pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
     match kind {
         RefKind::Call => match family {
-            // A C# extension method (kind function) is called like a method.
-            Family::CSharp => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
+            // A C# extension method (kind function) is called like a method; so is a
+            // Kotlin extension function (`fun Cart.total()`).
+            Family::CSharp | Family::Kotlin => {
+                matches!(symbol, SymbolKind::Method | SymbolKind::Function)
+            }
             // A call through a member calls a function pointer field or a C++ method.
             Family::C => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
             Family::Rust
@@ -1019,7 +1055,8 @@ pub(crate) fn name_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> 
             | Family::Java
             | Family::CSharp
             | Family::Php
-            | Family::Ruby => false,
+            | Family::Ruby
+            | Family::Kotlin => false,
         }
 }
 
@@ -1036,7 +1073,8 @@ pub(crate) fn bare_call_is_method(family: Family) -> bool {
         | Family::Java
         | Family::CSharp
         | Family::C
-        | Family::Php => false,
+        | Family::Php
+        | Family::Kotlin => false,
     }
 }
 

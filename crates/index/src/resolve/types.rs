@@ -438,7 +438,12 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             Family::Rust => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
             // A property holding a function is called like a method; Python calls a
             // class attribute holding a callable the same way.
-            Family::Ecma | Family::Python | Family::Go | Family::Java | Family::CSharp => {
+            Family::Ecma
+            | Family::Python
+            | Family::Go
+            | Family::Java
+            | Family::CSharp
+            | Family::Kotlin => {
                 matches!(
                     symbol,
                     SymbolKind::Method | SymbolKind::Function | SymbolKind::Field
