@@ -47,12 +47,19 @@ DEFAULT_KINDS = {
     # `constant` is a `val`, `variable` a `var`; `package` is left out (not a definition).
     "Kotlin": ["class", "interface", "object", "method", "typealias", "constant",
                "variable"],
+    # `heredoc` labels are no definitions; `alias` is left out (mcursor does not index
+    # `alias ll='ls -l'`).
+    "Sh": ["function"],
 }
 
 # Options that make ctags read the files mcursor reads as the language: ctags maps `.h`
 # to C++ by default.
 LANGUAGE_OPTIONS = {
     "C": ["--map-C=+.h"],
+    # Scripts without an extension, known by their `#!` line or an Emacs mode line
+    # (`-*- shell-script -*-`), as mcursor knows them; symbolic links are not followed
+    # (mcursor indexes the file once, where it is).
+    "Sh": ["-G", "--links=no"],
 }
 
 # C prototypes ctags lists as variables (see ctags_tags), left out of the score.
@@ -69,6 +76,7 @@ EXTENSIONS = {
     "Ruby": (".rb", ".rake", ".gemspec", ".ru"),
     "C++": (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h"),
     "Kotlin": (".kt", ".kts"),
+    "Sh": (".sh", ".bash", ""),
 }
 
 

@@ -245,6 +245,22 @@ fn kotlin_fixture() {
 }
 
 #[test]
+fn shell_fixture() {
+    insta::assert_snapshot!(answers(
+        "shell-basic",
+        &[
+            &["find", "log"],
+            &["find", "build"],
+            &["refs", "log"],
+            &["refs", "die"],
+            &["refs", "BUILD_DIR"],
+            &["callers", "log"],
+            &["callees", "run_tests"],
+        ],
+    ));
+}
+
+#[test]
 fn cpp_fixture() {
     insta::assert_snapshot!(answers(
         "cpp-basic",

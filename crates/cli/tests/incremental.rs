@@ -30,6 +30,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "ruby-basic",
         "cpp-basic",
         "kotlin-basic",
+        "shell-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -145,6 +146,14 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             _ => format!("\ntemplate <typename T> T {a}(T x) {{ return x.{b}(); }}\n"),
         };
     }
+    if ext == "sh" {
+        return match rng.below(4) {
+            0 => format!("\n{a}() {{\n    {b} \"$@\"\n}}\n"),
+            1 => format!("\n{a}={b}\nfunction {c} {{ echo \"${a}\"; }}\n"),
+            2 => format!("\nsource ./{a}.sh\n{b} \"${c}\"\n"),
+            _ => format!("\n{a}() {{ local {b}=1; {c} \"${b}\"; }}\n"),
+        };
+    }
     if ext == "kt" {
         return match rng.below(5) {
             0 => format!("\nfun {a}(): Int = {b}({c})\n"),
@@ -223,7 +232,10 @@ fn body_edit(rng: &mut SplitMix64, file: &Path, step: usize) -> String {
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let at = rng.below(lines.len() + 1);
     if rng.below(2) == 0 {
-        let comment = if extension(file) == "py" { "#" } else { "//" };
+        let comment = match extension(file).as_str() {
+            "py" | "rb" | "sh" | "" => "#",
+            _ => "//",
+        };
         lines.insert(at, format!("{comment} note {step}"));
     } else if let Some(line) = lines.get_mut(at.saturating_sub(1)) {
         *line = line.replace('1', "2");

@@ -32,10 +32,8 @@ fn source_files(dir: &Path) -> Vec<PathBuf> {
                 if path.file_name().is_some_and(|n| n != ".mcursor") {
                     work.push(path);
                 }
-            } else if path
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| mcursor_syntax::Lang::from_extension(e).is_some())
+            } else if std::fs::read_to_string(&path)
+                .is_ok_and(|content| mcursor_syntax::Lang::of_file(&path, &content).is_some())
             {
                 out.push(path);
             }
@@ -218,4 +216,9 @@ fn cpp_receivers() {
 #[test]
 fn kotlin_receivers() {
     run_language("kotlin");
+}
+
+#[test]
+fn shell_receivers() {
+    run_language("shell");
 }

@@ -28,6 +28,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Go => go_import(node, source, &mut out),
             Family::Java => java_import(node, source, &mut out),
             Family::Kotlin => kotlin_import(node, source, &mut out),
+            Family::Shell => shell_source(node, source, &mut out),
             Family::CSharp => csharp_using(node, source, &mut out),
             Family::C => c_import(node, source, &mut out),
             Family::Php => php_use(node, source, &mut out),
@@ -567,6 +568,41 @@ fn kotlin_import(import: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
             let last = path_node.named_child_count().saturating_sub(1) as u32;
             path_node.named_child(last).unwrap_or(path_node)
         })),
+    });
+}
+
+/// `source lib.sh`, `. ./lib.sh`: the sourced script's path, as a re-exported glob (what
+/// it defines and sources is the sourcing script's too). A dynamic prefix is left out
+/// (`"$DIR/lib/util.sh"` → `lib/util.sh`, found by its trailing segments); a path with no
+/// literal tail names nothing to follow.
+fn shell_source(command: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let Some(argument) = command.child_by_field_name("argument") else {
+        return;
+    };
+    let written = text(argument, source);
+    let unquoted: String = written
+        .chars()
+        .filter(|c| !matches!(c, '"' | '\''))
+        .collect();
+    let segments: Vec<&str> = unquoted.split('/').collect();
+    let is_literal = |s: &&&str| !s.contains(['$', '(', ')', '{', '}', '`', '*', '?']);
+    let literal_tail = segments.iter().rev().take_while(is_literal).count();
+    let dynamic = literal_tail < segments.len();
+    let path = segments[segments.len() - literal_tail..].join("/");
+    if path.is_empty() || path.ends_with('/') {
+        return;
+    }
+    out.push(Import {
+        local: "*".to_owned(),
+        target: ImportTarget::Module {
+            // Found by its trailing segments only, like a system include, when its
+            // prefix is not known here.
+            source: if dynamic { format!("<{path}>") } else { path },
+            imported: None,
+        },
+        reexport: true,
+        modules: Vec::new(),
+        start: position(argument),
     });
 }
 

@@ -33,6 +33,7 @@ pub enum Lang {
     Ruby,
     Cpp,
     Kotlin,
+    Shell,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -50,10 +51,12 @@ pub enum Family {
     Php,
     Ruby,
     Kotlin,
+    /// Shell scripts: functions and global variables, seen through `source`.
+    Shell,
 }
 
 impl Family {
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 11] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
@@ -64,6 +67,7 @@ impl Family {
         Family::Php,
         Family::Ruby,
         Family::Kotlin,
+        Family::Shell,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -78,6 +82,7 @@ impl Family {
             Family::Php => "php",
             Family::Ruby => "ruby",
             Family::Kotlin => "kotlin",
+            Family::Shell => "shell",
         }
     }
 
@@ -87,8 +92,9 @@ impl Family {
     pub fn has_overloads(self) -> bool {
         match self {
             // C has one definition per name (a prototype is not a definition here).
-            // Ruby has one method per name in a class (a later `def` replaces it).
-            Family::Rust | Family::Go | Family::C | Family::Ruby => false,
+            // Ruby has one method per name in a class (a later `def` replaces it); so
+            // has a shell script (a later definition replaces the function).
+            Family::Rust | Family::Go | Family::C | Family::Ruby | Family::Shell => false,
             // Java and C# overloads are distinct methods, but uses are not told apart by
             // their argument types here, so all of them are one function to `refs`. PHP
             // has no overloads, but a function declared in each branch of an `if`
@@ -116,6 +122,7 @@ impl Family {
             Family::Php => &crate::family::PHP,
             Family::Ruby => &crate::family::RUBY,
             Family::Kotlin => &crate::family::KOTLIN,
+            Family::Shell => &crate::family::SHELL,
         }
     }
 }
@@ -152,6 +159,7 @@ const PHP_TAGS: QueryFile = query_file!("php/tags.scm");
 const RUBY_TAGS: QueryFile = query_file!("ruby/tags.scm");
 const CPP_TAGS: QueryFile = query_file!("cpp/tags.scm");
 const KOTLIN_TAGS: QueryFile = query_file!("kotlin/tags.scm");
+const SHELL_TAGS: QueryFile = query_file!("shell/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -178,7 +186,7 @@ pub struct LangSpec {
 
 /// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
 /// per-language caches, so a new row cannot leave one of them short.
-const LANGUAGE_COUNT: usize = 13;
+const LANGUAGE_COUNT: usize = 14;
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
 pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
@@ -332,6 +340,19 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         queries: &[KOTLIN_TAGS],
         parse_view: as_written,
     },
+    LangSpec {
+        lang: Lang::Shell,
+        name: "shell",
+        aliases: &["bash", "sh"],
+        // And scripts without an extension whose `#!` line names a shell
+        // (`Lang::of_file`). Zsh is read as text only: its syntax is not Bash's.
+        extensions: &["sh", "bash"],
+        family: Family::Shell,
+        store_code: 14,
+        grammar: || tree_sitter_bash::LANGUAGE.into(),
+        queries: &[SHELL_TAGS],
+        parse_view: as_written,
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -350,7 +371,7 @@ pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 12] = [
     text_only("swift", &[], &["swift"]),
     text_only("scala", &[], &["scala", "sc"]),
     text_only("lua", &[], &["lua"]),
-    text_only("shell", &["bash", "sh", "zsh"], &["sh", "bash", "zsh"]),
+    text_only("zsh", &[], &["zsh"]),
     text_only("zig", &[], &["zig"]),
     text_only("elixir", &["ex"], &["ex", "exs"]),
     text_only("haskell", &["hs"], &["hs"]),
@@ -548,6 +569,24 @@ fn looks_like_cpp(content: &str) -> bool {
     line_is_cpp(&code)
 }
 
+/// Whether a file's `#!` line runs a shell whose syntax is Bash's (`#!/bin/sh`,
+/// `#!/usr/bin/env bash`): how a script without an extension (`bin/setup`) is known.
+fn is_shell_script(content: &str) -> bool {
+    let Some(first) = content.lines().next() else {
+        return false;
+    };
+    let Some(command) = first.strip_prefix("#!") else {
+        return false;
+    };
+    let mut words = command.split_whitespace();
+    let program = match words.next() {
+        Some(env) if env.ends_with("/env") => words.find(|w| !w.starts_with('-')),
+        program => program,
+    };
+    let name = program.map_or("", |p| p.rsplit('/').next().unwrap_or(p));
+    matches!(name, "sh" | "bash" | "dash" | "ash" | "ksh")
+}
+
 /// One line's code (comments and literals removed) in C++ only.
 fn line_is_cpp(code: &str) -> bool {
     let code = code.trim_start();
@@ -584,6 +623,7 @@ impl Lang {
         Lang::Ruby,
         Lang::Cpp,
         Lang::Kotlin,
+        Lang::Shell,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -602,6 +642,7 @@ impl Lang {
             Lang::Ruby => 10,
             Lang::Cpp => 11,
             Lang::Kotlin => 12,
+            Lang::Shell => 13,
         };
         &LANGUAGES[slot]
     }
@@ -616,6 +657,9 @@ impl Lang {
     /// by its content: a header written in C++ (`class`, `namespace`, `template`, access
     /// specifiers, `::`) is C++'s, not C with errors.
     pub fn of_file(path: &Path, content: &str) -> Option<Lang> {
+        if path.extension().is_none() && is_shell_script(content) {
+            return Some(Lang::Shell);
+        }
         match Self::from_path(path)? {
             Lang::C if is_shared_header(path) && looks_like_cpp(content) => Some(Lang::Cpp),
             lang => Some(lang),
@@ -951,6 +995,8 @@ mod tests {
             ("a.h", Some(Lang::C)),
             ("a.cpp", Some(Lang::Cpp)),
             ("a.kt", Some(Lang::Kotlin)),
+            ("a.sh", Some(Lang::Shell)),
+            ("a.zsh", None),
             ("build.gradle.kts", Some(Lang::Kotlin)),
             ("Makefile", None),
         ];
@@ -978,10 +1024,8 @@ mod tests {
         assert!(TextOnlyLanguage::of_path("src/App.kt").is_none());
         assert!(TextOnlyLanguage::of_path("src/lib.rs").is_none());
         assert!(TextOnlyLanguage::of_path("Makefile").is_none());
-        assert_eq!(
-            TextOnlyLanguage::named("zsh").map(|l| l.name),
-            Some("shell")
-        );
+        assert_eq!(TextOnlyLanguage::named("zsh").map(|l| l.name), Some("zsh"));
+        assert!(TextOnlyLanguage::of_path("bin/setup.sh").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/session.py").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/session.go").is_none());
         assert!(TextOnlyLanguage::of_path("pkg/Session.java").is_none());
@@ -1061,6 +1105,26 @@ mod tests {
         }
         // Only `.h` is decided by content.
         assert_eq!(Lang::of_file(Path::new("a.c"), "class X;\n"), Some(Lang::C));
+        // A script without an extension is known by its `#!` line.
+        for (content, want) in [
+            ("#!/bin/sh\necho\n", Some(Lang::Shell)),
+            ("#!/usr/bin/env bash\n", Some(Lang::Shell)),
+            ("#! /bin/bash -e\n", Some(Lang::Shell)),
+            ("#!/usr/bin/env -S bash -e\n", Some(Lang::Shell)),
+            ("#!/usr/bin/env python3\n", None),
+            ("#!/bin/zsh\n", None),
+            ("echo hi\n", None),
+        ] {
+            assert_eq!(
+                Lang::of_file(Path::new("bin/setup"), content),
+                want,
+                "{content}"
+            );
+        }
+        assert_eq!(
+            Lang::of_file(Path::new("run.py"), "#!/bin/sh\n"),
+            Some(Lang::Python)
+        );
         assert_eq!(
             Lang::of_file(Path::new("a.rs"), "a::b();\n"),
             Some(Lang::Rust)

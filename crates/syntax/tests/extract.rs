@@ -646,6 +646,51 @@ enum class Kind { SMALL, LARGE }
 }
 
 #[test]
+fn shell_sample() {
+    let src = r#"#!/bin/bash
+source ./lib/common.sh
+. "$(dirname "$0")/lib/log.sh"
+VERSION=1.2
+export PREFIX=/usr
+
+# Installs the files.
+install_all() {
+    local dest="$PREFIX/bin"
+    for f in "$@"; do
+        copy_one "$f" "$dest"
+    done
+    COUNT=$((COUNT + 1))
+}
+
+install_all "${VERSION}" | tee log.txt
+"#;
+    let got = facts(Lang::Shell, src);
+    println!("{got}");
+    let expected = [
+        // Functions (with the comment above as doc) and top-level variables.
+        r#"def function install_all @8:1 sig="install_all()" doc="Installs the files.""#,
+        "def variable VERSION @4:1",
+        "def variable PREFIX @5:8",
+        // Commands call, expansions and assignments in functions name variables.
+        "ref call copy_one @11:9 in=2",
+        "ref identifier PREFIX @9:18 in=2",
+        "ref identifier COUNT @13:5 in=2",
+        "ref identifier COUNT @13:14 in=2",
+        "ref call install_all @16:1",
+        "ref identifier VERSION @16:16",
+        // `source` and `.`: a literal path, and a dynamic one by its literal tail.
+        r#"import * <- Module { source: "./lib/common.sh", imported: None } reexport=true @2:8"#,
+        r#"import * <- Module { source: "<lib/log.sh>", imported: None } reexport=true @3:3"#,
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // Locals and loop variables are no references.
+    assert!(!got.contains("ref identifier dest"), "{got}");
+    assert!(!got.contains("ref identifier f "), "{got}");
+}
+
+#[test]
 fn cpp_sample() {
     let src = r#"#include "shop/cart.h"
 namespace shop {

@@ -85,12 +85,9 @@ pub fn source_files(root: &Path) -> Vec<PathBuf> {
             }
             if path.is_dir() {
                 stack.push(path);
-            } else if path.extension().and_then(|e| e.to_str()).is_some_and(|e| {
-                [
-                    "rs", "ts", "tsx", "js", "jsx", "mjs", "py", "go", "java", "cs", "c", "h",
-                ]
-                .contains(&e)
-            }) {
+            } else if std::fs::read_to_string(&path)
+                .is_ok_and(|content| mcursor_syntax::Lang::of_file(&path, &content).is_some())
+            {
                 files.push(path);
             }
         }

@@ -19,88 +19,41 @@
 //! qualifier, else a member of the class the qualifier names. Namespaces are not scopes
 //! of lookup otherwise: within a translation unit, names are matched as C's are.
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use mcursor_syntax::{Family, Import, ImportTarget, RefKind, SymbolKind};
 
+use super::includes::IncludeGraph;
 use super::types::{Lookup as MemberLookup, Named, OutsideMember, OutsideStep, Spec, Step, Ty};
 use super::{FamilyResolver, Outcome, ParsedFile, Place, Tables, Use, member_may_be, name_may_be};
-
-/// Headers followed from one file, at most (a bound on hostile or generated include
-/// graphs; real translation units include tens to a few hundred).
-const MAX_CLOSURE_FILES: usize = 4096;
-/// Include closures kept per worker thread: a file's uses are resolved together, and the
-/// receiver-type pass looks up from a few files at a time.
-const CLOSURE_CACHE_ENTRIES: usize = 16;
-
-fn directory(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
-}
 
 fn stem(path: &str) -> &str {
     let name = path.rsplit('/').next().unwrap_or(path);
     name.rsplit_once('.').map_or(name, |(stem, _)| stem)
 }
 
-/// `dir` joined with a relative `path`, `.` and `..` applied; `None` when it leaves the
-/// tree.
-fn join(dir: &str, path: &str) -> Option<String> {
-    let mut parts: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
-    for segment in path.split('/') {
-        match segment {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            name => parts.push(name),
-        }
-    }
-    Some(parts.join("/"))
-}
-
-/// Directory segments two paths share from the root.
-fn shared_segments(a: &str, b: &str) -> usize {
-    directory(a)
-        .split('/')
-        .zip(directory(b).split('/'))
-        .take_while(|(x, y)| x == y && !x.is_empty())
-        .count()
-}
-
-/// The files one file's includes reach, itself included.
-type Closure = Rc<HashSet<u32>>;
-
-thread_local! {
-    /// (run, file) → its include closure.
-    static CLOSURES: RefCell<Vec<(u64, u32, Closure)>> = const { RefCell::new(Vec::new()) };
-}
-
 /// The C family's tables.
-#[derive(Default)]
 pub(super) struct CTables {
-    /// Every trailing run of a C file's path segments (`net/http.h`, `http.h` for
-    /// `src/net/http.h`) → those files.
-    suffixes: HashMap<String, Vec<u32>>,
-    /// Per file: the files of the tree its `#include`s name, in order.
-    includes: HashMap<u32, Vec<u32>>,
+    /// The `#include` graph.
+    includes: IncludeGraph,
     /// Name → the files with a prototype or `extern` declaration of it.
     declared_in: HashMap<String, Vec<u32>>,
+}
+
+impl Default for CTables {
+    fn default() -> CTables {
+        CTables {
+            includes: IncludeGraph::new(Family::C),
+            declared_in: HashMap::default(),
+        }
+    }
 }
 
 impl CTables {
     /// Registers a C file (its path's suffixes, its declarations); its qualified names
     /// have no prefix (C has no modules).
     pub fn add_file(&mut self, fid: u32, path: &str, imports: &[Import]) -> String {
-        let segments: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
-        for start in 0..segments.len() {
-            self.suffixes
-                .entry(segments[start..].join("/"))
-                .or_default()
-                .push(fid);
-        }
+        self.includes.add_file(fid, path);
         for import in imports {
             if let ImportTarget::Path(path) = &import.target
                 && let [name] = path.as_slice()
@@ -116,101 +69,7 @@ impl CTables {
 
     /// Resolves every file's includes, once all files are known.
     pub fn finish(&mut self, files: &[ParsedFile], file_ids: &HashMap<&str, u32>) {
-        for (fid, file) in files.iter().enumerate() {
-            let (Some(facts), Some(Family::C)) = (&file.facts, file.family()) else {
-                continue;
-            };
-            let targets: Vec<u32> = facts
-                .imports
-                .iter()
-                .filter_map(|import| match &import.target {
-                    ImportTarget::Module { source, .. } => {
-                        self.include(files, file_ids, &file.row.path, source)
-                    }
-                    ImportTarget::Path(_) => None,
-                })
-                .collect();
-            if !targets.is_empty() {
-                self.includes.insert(fid as u32, targets);
-            }
-        }
-    }
-
-    /// The file an `#include` written in the file at `from` names, if the tree has it.
-    fn include(
-        &self,
-        files: &[ParsedFile],
-        file_ids: &HashMap<&str, u32>,
-        from: &str,
-        written: &str,
-    ) -> Option<u32> {
-        let (system, path) = match written.strip_prefix('<').and_then(|p| p.strip_suffix('>')) {
-            Some(path) => (true, path.trim()),
-            None => (false, written),
-        };
-        let is_c = |fid: &u32| {
-            files
-                .get(*fid as usize)
-                .is_some_and(|f| f.family() == Some(Family::C))
-        };
-        if !system
-            && let Some(joined) = join(directory(from), path)
-            && let Some(&fid) = file_ids.get(joined.as_str())
-            && is_c(&fid)
-        {
-            return Some(fid);
-        }
-        // Searched like an include directory: by what follows the last `..`.
-        let tail = path
-            .rsplit("../")
-            .next()
-            .unwrap_or(path)
-            .trim_start_matches("./");
-        self.suffixes
-            .get(tail)?
-            .iter()
-            .filter(|fid| is_c(fid))
-            .min_by_key(|&&fid| {
-                let candidate = files[fid as usize].row.path.as_str();
-                (
-                    std::cmp::Reverse(shared_segments(from, candidate)),
-                    candidate.len(),
-                    candidate,
-                )
-            })
-            .copied()
-    }
-
-    /// The files visible from `fid`: itself and what its includes reach.
-    fn closure(&self, t: &Tables, fid: u32) -> Closure {
-        let cached = CLOSURES.with(|c| {
-            c.borrow()
-                .iter()
-                .find(|(run, file, _)| *run == t.run && *file == fid)
-                .map(|(_, _, set)| Rc::clone(set))
-        });
-        if let Some(set) = cached {
-            return set;
-        }
-        let mut seen: HashSet<u32> = HashSet::default();
-        seen.insert(fid);
-        let mut work = vec![fid];
-        while let Some(file) = work.pop() {
-            for &next in self.includes.get(&file).into_iter().flatten() {
-                if seen.len() < MAX_CLOSURE_FILES && seen.insert(next) {
-                    work.push(next);
-                }
-            }
-        }
-        let set = Rc::new(seen);
-        CLOSURES.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= CLOSURE_CACHE_ENTRIES {
-                c.remove(0);
-            }
-            c.push((t.run, fid, Rc::clone(&set)));
-        });
-        set
+        self.includes.finish(files, file_ids);
     }
 
     /// The file-scope C definitions named `name` (no struct fields).
@@ -225,7 +84,7 @@ impl CTables {
     /// file's own first), else the definitions that a declaration in the closure makes
     /// visible. `None`: neither visible nor declared.
     fn lookup(&self, t: &Tables, fid: u32, name: &str) -> Option<Lookup> {
-        let closure = self.closure(t, fid);
+        let closure = self.includes.closure(t, fid);
         let mut visible: Vec<u32> = Self::file_scope(t, name)
             .filter(|&s| closure.contains(&t.symbols[s as usize].file))
             .collect();
@@ -475,7 +334,7 @@ impl FamilyResolver for CTables {
                     Lookup::Ambiguous(_) => Some(Vec::new()),
                 }
             }
-            ImportTarget::Module { .. } => self.includes.contains_key(&fid).then(Vec::new),
+            ImportTarget::Module { .. } => self.includes.includes_any(fid).then(Vec::new),
         }
     }
 
@@ -542,16 +401,8 @@ mod tests {
     use super::*;
 
     #[test]
-    fn include_paths_join_and_leave_the_tree_as_none() {
-        assert_eq!(join("src/net", "http.h").as_deref(), Some("src/net/http.h"));
-        assert_eq!(
-            join("src/net", "../util/a.h").as_deref(),
-            Some("src/util/a.h")
-        );
-        assert_eq!(join("src", "./a.h").as_deref(), Some("src/a.h"));
-        assert_eq!(join("", "../a.h"), None);
+    fn a_file_stem_is_its_name_without_extension() {
         assert_eq!(stem("src/shop.h"), "shop");
-        assert_eq!(shared_segments("src/a/x.c", "src/a/b/y.h"), 2);
-        assert_eq!(shared_segments("x.c", "y.h"), 0);
+        assert_eq!(stem("Makefile"), "Makefile");
     }
 }

@@ -22,8 +22,10 @@ mod classes;
 mod ecma;
 mod facts;
 mod go;
+mod includes;
 mod python;
 mod rust;
+mod shell;
 mod types;
 
 use std::collections::HashSet;
@@ -112,6 +114,7 @@ struct Tables<'a> {
     ruby: classes::ClassTables,
     kotlin: classes::ClassTables,
     c: c::CTables,
+    shell: shell::ShellTables,
     types: types::TypeIndex,
 }
 
@@ -253,6 +256,7 @@ impl Tables<'_> {
             Family::Php => &self.php,
             Family::Ruby => &self.ruby,
             Family::Kotlin => &self.kotlin,
+            Family::Shell => &self.shell,
         }
     }
 
@@ -571,7 +575,7 @@ fn file_symbols<'a>(
             continue;
         }
         let scopes: Vec<&str> = match family {
-            Family::Rust | Family::Ecma | Family::Go | Family::C => facts
+            Family::Rust | Family::Ecma | Family::Go | Family::C | Family::Shell => facts
                 .modules(d)
                 .iter()
                 .map(String::as_str)
@@ -595,7 +599,8 @@ fn file_symbols<'a>(
             | Family::CSharp
             | Family::C
             | Family::Ruby
-            | Family::Kotlin => separator,
+            | Family::Kotlin
+            | Family::Shell => separator,
         };
         qualified.clear();
         for part in std::iter::once(prefix.as_str())
@@ -676,6 +681,7 @@ pub(crate) fn resolve_some<'a>(
         ruby: classes::ClassTables::new(classes::Dialect::Ruby),
         kotlin: classes::ClassTables::new(classes::Dialect::Kotlin),
         c: c::CTables::default(),
+        shell: shell::ShellTables::default(),
         types: types::TypeIndex::default(),
     };
     // Sized up front: a cold build holds millions of rows, and a growing vector briefly
@@ -727,6 +733,7 @@ pub(crate) fn resolve_some<'a>(
             Family::Php => (tables.php.add_file(facts, base), "\\"),
             Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
             Family::Kotlin => (tables.kotlin.add_file(facts, base), "."),
+            Family::Shell => (tables.shell.add_file(fid, &file.row.path), "."),
         };
         heads.push(Some(FileHead {
             family,
@@ -736,6 +743,7 @@ pub(crate) fn resolve_some<'a>(
     }
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
+    tables.shell.finish(files, &tables.file_ids);
     // Each file's symbols, qualified names and rows are made in parallel, a batch of
     // files at a time (so a batch's vectors are all that is held twice), and merged into
     // the tables in file order: the same ids and the same lists as one pass would make.
@@ -834,6 +842,7 @@ pub(crate) fn resolve_some<'a>(
         tables.ruby,
         tables.kotlin,
         tables.c,
+        tables.shell,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));
@@ -1037,6 +1046,8 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
             | Family::Java
             | Family::Php => symbol == SymbolKind::Method,
             Family::Ruby => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
+            // Shell values have no members.
+            Family::Shell => false,
         },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
@@ -1056,7 +1067,8 @@ pub(crate) fn name_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> 
             | Family::CSharp
             | Family::Php
             | Family::Ruby
-            | Family::Kotlin => false,
+            | Family::Kotlin
+            | Family::Shell => false,
         }
 }
 
@@ -1074,7 +1086,8 @@ pub(crate) fn bare_call_is_method(family: Family) -> bool {
         | Family::CSharp
         | Family::C
         | Family::Php
-        | Family::Kotlin => false,
+        | Family::Kotlin
+        | Family::Shell => false,
     }
 }
 

@@ -457,6 +457,7 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             // A Ruby call is an instance method's or a class method's (`Cart.create`, a
             // function of its class); `attr_reader`s are methods.
             Family::Ruby => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
+            Family::Shell => false,
         },
         _ => matches!(
             symbol,
