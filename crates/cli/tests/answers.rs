@@ -232,6 +232,38 @@ fn a_header_written_in_cpp_is_read_as_cpp() {
 }
 
 #[test]
+fn a_script_without_an_extension_is_read_as_shell_by_its_first_line() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |path: &str, text: &str| {
+        let path = dir.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    };
+    write(
+        "bin/deploy",
+        "#!/usr/bin/env bash\nsource lib/common.sh\nship() { say go; }\nship\n",
+    );
+    write("lib/common.sh", "say() { echo \"$@\"; }\n");
+    write("NOTES", "#!not a script\nship it\n");
+    let built = mcursor(dir.path(), &["index"]);
+    assert!(stdout(&built).contains("(2 shell)"), "{}", stdout(&built));
+    let refs = mcursor(dir.path(), &["refs", "say"]);
+    assert!(stdout(&refs).contains("bin/deploy:3:"), "{}", stdout(&refs));
+    assert!(!stdout(&refs).contains("heuristic"), "{}", stdout(&refs));
+
+    // A new script makes symbol answers stale; a new text file does not.
+    write("README", "deploy with bin/deploy\n");
+    let said = stderr(&mcursor(dir.path(), &["find", "ship"]));
+    assert!(!said.contains(STALE), "{said}");
+    write("bin/setup", "#!/bin/sh\nsetup() { ship; }\n");
+    let said = stderr(&mcursor(dir.path(), &["find", "ship"]));
+    assert!(
+        said.contains(STALE) && said.contains("bin/setup added"),
+        "{said}"
+    );
+}
+
+#[test]
 fn nothing_refers_to_it_only_when_the_parser_read_every_mention() {
     let dir = tempfile::tempdir().expect("tempdir");
     std::fs::create_dir_all(dir.path().join("src")).expect("mkdir");

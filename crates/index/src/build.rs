@@ -1440,7 +1440,9 @@ fn prepare_interface_patch(
             (None, None) => {}
             (Some(new), Some(previous)) if new.interface_eq(previous) => {}
             (Some(new), Some(previous)) => {
-                let includes_leak = parsed.family() == Some(mcursor_syntax::Family::C);
+                let includes_leak = parsed
+                    .family()
+                    .is_some_and(mcursor_syntax::Family::imports_are_textual);
                 match new.changed_names(previous, includes_leak) {
                     Ok(found) => {
                         names.extend(found.names);

@@ -332,9 +332,24 @@ struct NewFiles<'a> {
 }
 
 impl NewFiles<'_> {
+    /// Whether a new file that no extension makes a source file is one by its first
+    /// line (a shell script's `#!`): read only for symbol answers, and only its start.
+    fn is_new_script(&self, path: &str) -> bool {
+        use std::io::Read;
+        if self.scope != Scope::Symbols || self.store.file_id(path).is_some() {
+            return false;
+        }
+        let mut start = [0u8; 256];
+        let read = std::fs::File::open(self.root.join(path))
+            .and_then(|mut f| f.read(&mut start))
+            .unwrap_or(0);
+        let head = String::from_utf8_lossy(&start[..read]);
+        mcursor_syntax::Lang::of_file(Path::new(path), &head).is_some()
+    }
+
     /// A walked file that the index lacks and the answer depends on, as a change.
     fn added(&self, file: walk::WalkedFile) -> Option<ChangedFile> {
-        let new = self.scope.covers(&file.path)
+        let new = (self.scope.covers(&file.path) || self.is_new_script(&file.path))
             && self.store.file_id(&file.path).is_none()
             && !self
                 .binary

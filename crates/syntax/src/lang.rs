@@ -109,6 +109,24 @@ impl Family {
         }
     }
 
+    /// Whether a file brings other files in as text (C's `#include`, a shell script's
+    /// `source`): then what it sees changes with any of its imports, transitively, and no
+    /// import's change can be followed by name.
+    pub fn imports_are_textual(self) -> bool {
+        match self {
+            Family::C | Family::Shell => true,
+            Family::Rust
+            | Family::Ecma
+            | Family::Python
+            | Family::Go
+            | Family::Java
+            | Family::CSharp
+            | Family::Php
+            | Family::Ruby
+            | Family::Kotlin => false,
+        }
+    }
+
     /// Node kinds of the family's grammars that extraction interprets.
     pub(crate) fn syntax(self) -> &'static FamilySyntax {
         match self {
@@ -344,14 +362,15 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         lang: Lang::Shell,
         name: "shell",
         aliases: &["bash", "sh"],
-        // And scripts without an extension whose `#!` line names a shell
-        // (`Lang::of_file`). Zsh is read as text only: its syntax is not Bash's.
+        // And scripts without an extension (or with one no language has) whose `#!` line
+        // or mode line names a shell (`Lang::of_file`). Zsh is read as text only: its
+        // syntax is not Bash's.
         extensions: &["sh", "bash"],
         family: Family::Shell,
         store_code: 14,
         grammar: || tree_sitter_bash::LANGUAGE.into(),
         queries: &[SHELL_TAGS],
-        parse_view: as_written,
+        parse_view: blank_shell_patterns,
     },
 ];
 
@@ -501,6 +520,153 @@ fn blank_export_macros(source: &[u8]) -> Cow<'_, [u8]> {
     Cow::Owned(view)
 }
 
+/// The longest parameter expansion or `[[ ]]` operand the shell view looks at, in bytes.
+const MAX_SHELL_PATTERN: usize = 512;
+
+/// A shell script with the patterns Bash's grammar cannot read overwritten: the operation
+/// of a parameter expansion (`${line//[$'\t']/ }`, `${x,,}`, `${a:-"b"}` read as
+/// `${line}xx..`, `${x}xx`, `${a}xxxx`), the right operand of `=~` (a regular expression)
+/// or of `==`/`!=` when it is an extended glob (`*.@(tar|zip)`) in `[[ ]]`, and extended
+/// globs elsewhere (`-!(-*)c)` in a `case`), each read as one word of `x`s. Without this
+/// one such pattern turns the rest of the file into an error, and the functions after it
+/// are lost. Newlines and line continuations stay, so positions do not move; what is
+/// overwritten holds no definitions (its variable uses are lost).
+fn blank_shell_patterns(source: &[u8]) -> Cow<'_, [u8]> {
+    let mut view: Option<Vec<u8>> = None;
+    let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    // Overwrites `start..end` with `x`, one word as the pattern was (newlines and the
+    // backslashes before them stay), its first byte `first`.
+    let blank = |view: &mut Option<Vec<u8>>, start: usize, end: usize, first: u8| {
+        let view = view.get_or_insert_with(|| source.to_vec());
+        for i in start..end {
+            let keep = view[i] == b'\n' || (view[i] == b'\\' && view.get(i + 1) == Some(&b'\n'));
+            if !keep {
+                view[i] = if i == start { first } else { b'x' };
+            }
+        }
+    };
+    // `${NAME<operation>}`: the operation, up to the matching brace on the same line.
+    let mut i = 0;
+    while let Some(at) = find(source, i, b"${") {
+        let name_end = (at + 2..source.len())
+            .find(|&j| !is_name(source[j]))
+            .unwrap_or(source.len());
+        i = name_end;
+        if name_end == at + 2 || source.get(name_end).is_none_or(|&b| b == b'}') {
+            continue;
+        }
+        let mut depth = 1usize;
+        let mut close = None;
+        let mut j = name_end;
+        while j < source.len() && j - name_end < MAX_SHELL_PATTERN && source[j] != b'\n' {
+            if source[j..].starts_with(b"${") {
+                depth += 1;
+                j += 2;
+                continue;
+            }
+            if source[j] == b'}' {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(j);
+                    break;
+                }
+            }
+            j += 1;
+        }
+        if let Some(close) = close {
+            // `${NAME` then `}`, the rest of the word `x`s.
+            blank(&mut view, name_end, close + 1, b'}');
+            i = close + 1;
+        }
+    }
+    // `[[ a =~ re ]]`, `[[ a == *.@(x|y) ]]`: the operand, up to `]]`, `&&` or `||`
+    // (Bash wants spaces inside the brackets; a bracket expression `[[:space:]]` has none).
+    let mut i = 0;
+    while let Some(at) = find(source, i, b"[[ ") {
+        i = at + 2;
+        let Some(end) = find(source, i, b" ]]")
+            .map(|e| e + 1)
+            .filter(|&e| e - i < MAX_SHELL_PATTERN)
+        else {
+            continue;
+        };
+        let mut k = i;
+        while k < end {
+            let operator = [&b"=~"[..], b"==", b"!="]
+                .into_iter()
+                .find(|op| source[k..end].starts_with(op));
+            let Some(operator) = operator else {
+                k += 1;
+                continue;
+            };
+            let start = k + 2;
+            let stop = [&b"&&"[..], b"||"]
+                .into_iter()
+                .filter_map(|op| find(&source[..end], start, op))
+                .min()
+                .unwrap_or(end);
+            let operand = &source[start..stop];
+            let extended_glob = operand
+                .windows(2)
+                .any(|w| matches!(w, [b'@' | b'!' | b'+' | b'?' | b'*', b'(']) || w == b"\\ ");
+            // The operand's text starts after spaces and line continuations.
+            let mut text_start = start;
+            while text_start < stop
+                && (source[text_start].is_ascii_whitespace()
+                    || source[text_start..].starts_with(b"\\\n"))
+            {
+                text_start += 1;
+            }
+            let text_end = stop
+                - operand
+                    .iter()
+                    .rev()
+                    .take_while(|b| b.is_ascii_whitespace())
+                    .count();
+            if (operator == b"=~" || extended_glob) && text_start < text_end {
+                blank(&mut view, text_start, text_end, b'x');
+            }
+            k = stop.max(start);
+        }
+        i = end + 2;
+    }
+    // An extended glob elsewhere (a `case` pattern `-!(-*)[pD])`): `@(..)`, `!(..)`, and
+    // `+(..)`, `?(..)` after a character no operand ends with, read as `_`. Found in the
+    // view so far (an operand blanked above is not read again).
+    let current: &[u8] = view.as_deref().unwrap_or(source);
+    let mut globs = Vec::new();
+    let mut i = 0;
+    while let Some(at) = (i..current.len().saturating_sub(1)).find(|&j| {
+        let before = j.checked_sub(1).map(|b| current[b]);
+        current[j + 1] == b'('
+            && match current[j] {
+                b'@' | b'!' => before != Some(b'$'),
+                b'+' | b'?' => before.is_none_or(|b| !is_name(b) && !matches!(b, b')' | b'$')),
+                _ => false,
+            }
+    }) {
+        let close = (at + 2..current.len().min(at + MAX_SHELL_PATTERN))
+            .take_while(|&j| current[j] != b'\n')
+            .find(|&j| current[j] == b')');
+        i = close.map_or(at + 2, |c| c + 1);
+        globs.extend(close.map(|c| (at, c + 1)));
+    }
+    for (start, end) in globs {
+        // Not a letter first: `-x` would read as a test operator.
+        blank(&mut view, start, end, b'_');
+    }
+    view.map_or(Cow::Borrowed(source), Cow::Owned)
+}
+
+/// The first `needle` in `haystack` at or after `from`.
+fn find(haystack: &[u8], from: usize, needle: &[u8]) -> Option<usize> {
+    haystack
+        .get(from..)?
+        .windows(needle.len())
+        .position(|w| w == needle)
+        .map(|p| from + p)
+}
+
 /// Whether a path is a header C and C++ both use (`.h`; `.hpp`, `.hh`, `.hxx` are C++'s).
 fn is_shared_header(path: &Path) -> bool {
     path.extension()
@@ -570,11 +736,21 @@ fn looks_like_cpp(content: &str) -> bool {
 }
 
 /// Whether a file's `#!` line runs a shell whose syntax is Bash's (`#!/bin/sh`,
-/// `#!/usr/bin/env bash`): how a script without an extension (`bin/setup`) is known.
+/// `#!/usr/bin/env bash`), or its first lines carry an Emacs mode line naming one (`#
+/// -*- shell-script -*-`, what sourced files such as bash-completion's use): how a script
+/// without an extension (`bin/setup`) is known.
 fn is_shell_script(content: &str) -> bool {
-    let Some(first) = content.lines().next() else {
+    let mut lines = content.lines();
+    let Some(first) = lines.next() else {
         return false;
     };
+    if [Some(first), lines.next()]
+        .into_iter()
+        .flatten()
+        .any(names_shell_mode)
+    {
+        return true;
+    }
     let Some(command) = first.strip_prefix("#!") else {
         return false;
     };
@@ -585,6 +761,25 @@ fn is_shell_script(content: &str) -> bool {
     };
     let name = program.map_or("", |p| p.rsplit('/').next().unwrap_or(p));
     matches!(name, "sh" | "bash" | "dash" | "ash" | "ksh")
+}
+
+/// Whether a comment line is an Emacs mode line for a shell (`-*- shell-script -*-`,
+/// `-*- mode: sh; -*-`).
+fn names_shell_mode(line: &str) -> bool {
+    let Some(comment) = line.trim_start().strip_prefix('#') else {
+        return false;
+    };
+    let Some((_, rest)) = comment.split_once("-*-") else {
+        return false;
+    };
+    let Some((mode, _)) = rest.split_once("-*-") else {
+        return false;
+    };
+    mode.split(';').any(|part| {
+        let value = part.trim();
+        let value = value.strip_prefix("mode:").map_or(value, str::trim);
+        matches!(value, "shell-script" | "sh" | "bash")
+    })
 }
 
 /// One line's code (comments and literals removed) in C++ only.
@@ -657,7 +852,12 @@ impl Lang {
     /// by its content: a header written in C++ (`class`, `namespace`, `template`, access
     /// specifiers, `::`) is C++'s, not C with errors.
     pub fn of_file(path: &Path, content: &str) -> Option<Lang> {
-        if path.extension().is_none() && is_shell_script(content) {
+        // A script's extension may be none, or one no language has (`mount.linux`,
+        // `invoke-rc.d`, `setup.sh.in`).
+        if Self::from_path(path).is_none()
+            && TextOnlyLanguage::of_path(&path.to_string_lossy()).is_none()
+            && is_shell_script(content)
+        {
             return Some(Lang::Shell);
         }
         match Self::from_path(path)? {
@@ -1006,6 +1206,39 @@ mod tests {
     }
 
     #[test]
+    fn shell_patterns_the_grammar_cannot_read_are_blanked_in_place() {
+        let cases: [(&str, &str); 9] = [
+            ("x=${line//[$'\t']/ }\n", "x=${line}xxxxxxxxxx\n"),
+            (
+                "[[ ${COMP_LINE,,} == *.@(a|b)\\ * ]] && f\n",
+                "[[ ${COMP_LINE}xx == xxxxxxxxxxx ]] && f\n",
+            ),
+            ("[[ $cur =~ ^-[a-z]+$ ]]\n", "[[ $cur =~ xxxxxxxxx ]]\n"),
+            ("[[ $a =~ \\\n  ^x ]] || g\n", "[[ $a =~ \\\n  xx ]] || g\n"),
+            // Plain expansions and globs are read as written.
+            (
+                "echo ${x} ${#a} $y [[ $a == -* ]]\n",
+                "echo ${x} ${#a} $y [[ $a == -* ]]\n",
+            ),
+            ("v=${a:-${b}}\n", "v=${a}xxxxxx\n"),
+            (
+                "[[ $l =~ <(a|b)[[:space:]].* ]]\n",
+                "[[ $l =~ xxxxxxxxxxxxxxxxxxx ]]\n",
+            ),
+            (
+                "case $1 in\n-!(-*)[pD]) f ;;\nesac\n",
+                "case $1 in\n-_xxxx[pD]) f ;;\nesac\n",
+            ),
+            ("n=$((a+(b*2)))\n", "n=$((a+(b*2)))\n"),
+        ];
+        for (source, want) in cases {
+            let view = blank_shell_patterns(source.as_bytes());
+            assert_eq!(view.len(), source.len(), "{source:?}");
+            assert_eq!(String::from_utf8_lossy(&view), want, "{source:?}");
+        }
+    }
+
+    #[test]
     fn text_only_languages_are_not_parsed_languages() {
         for text_only in &TEXT_ONLY_LANGUAGES {
             assert_eq!(Lang::parse(text_only.name), None, "{}", text_only.name);
@@ -1113,6 +1346,15 @@ mod tests {
             ("#!/usr/bin/env -S bash -e\n", Some(Lang::Shell)),
             ("#!/usr/bin/env python3\n", None),
             ("#!/bin/zsh\n", None),
+            (
+                "# ssh(1) completion    -*- shell-script -*-\n",
+                Some(Lang::Shell),
+            ),
+            (
+                "#!/bin/false\n# -*- mode: sh; indent-tabs-mode: nil -*-\n",
+                Some(Lang::Shell),
+            ),
+            ("# -*- coding: utf-8 -*-\n", None),
             ("echo hi\n", None),
         ] {
             assert_eq!(
@@ -1121,6 +1363,11 @@ mod tests {
                 "{content}"
             );
         }
+        assert_eq!(
+            Lang::of_file(Path::new("completions/invoke-rc.d"), "#!/bin/sh\n"),
+            Some(Lang::Shell)
+        );
+        assert_eq!(Lang::of_file(Path::new("a.zsh"), "#!/bin/sh\n"), None);
         assert_eq!(
             Lang::of_file(Path::new("run.py"), "#!/bin/sh\n"),
             Some(Lang::Python)

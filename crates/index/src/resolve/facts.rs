@@ -366,8 +366,8 @@ impl CompactFacts {
     /// Python module's attribute); and the supertypes a type gained or lost, whose
     /// members the caller finds by name in the whole tree. `Err` says why the edit
     /// reaches further than names can follow: a module added or removed, the default
-    /// export, a glob import, a blanket impl, or (`includes_leak`, C's `#include`) any
-    /// import.
+    /// export, a glob import, a blanket impl, or (`includes_leak`, C's `#include` and a
+    /// shell script's `source`: `Family::imports_are_textual`) any import.
     pub fn changed_names(
         &self,
         old: &CompactFacts,
