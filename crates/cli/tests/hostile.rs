@@ -124,6 +124,18 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
             "[",
             "]",
         ),
+        (
+            "kt/Deep.kt",
+            "package deep\nval d = NEST\nfun afterDeepKotlin() = 1\n",
+            "(",
+            ")",
+        ),
+        (
+            "sh/deep.sh",
+            "deep() { NEST; }\nafter_deep_sh() { :; }\n",
+            "(",
+            ")",
+        ),
     ] {
         write(
             root,
@@ -147,6 +159,23 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         root,
         "php/cycle.php",
         b"<?php\ntrait T { use T; function in_trait_cycle() { return $this->in_trait_cycle(); } }\nclass C extends C { use T; }\n",
+    );
+    // Scripts that source each other and themselves; a script of unclosed `[[` and `${`
+    // (what the shell parse view scans; in a comment, so that the parse itself is quick).
+    write(
+        root,
+        "sh/a.sh",
+        b"source ./b.sh\nsource ./a.sh\nin_a_sh() { in_b_sh; }\n",
+    );
+    write(root, "sh/b.sh", b". ./a.sh\nin_b_sh() { in_a_sh; }\n");
+    write(
+        root,
+        "sh/unclosed.sh",
+        format!(
+            "# {}\nafter_unclosed_sh() {{ :; }}\n",
+            "[[ ${x,, ".repeat(100_000)
+        )
+        .as_bytes(),
     );
     // Headers that include each other and themselves.
     write(
@@ -222,6 +251,11 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "after_deep_ruby",
         "Loop::in_loop",
         "in_trait_cycle",
+        "afterDeepKotlin",
+        "after_deep_sh",
+        "in_a_sh",
+        "in_b_sh",
+        "after_unclosed_sh",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

@@ -584,10 +584,9 @@ fn blank_shell_patterns(source: &[u8]) -> Cow<'_, [u8]> {
     let mut i = 0;
     while let Some(at) = find(source, i, b"[[ ") {
         i = at + 2;
-        let Some(end) = find(source, i, b" ]]")
-            .map(|e| e + 1)
-            .filter(|&e| e - i < MAX_SHELL_PATTERN)
-        else {
+        // Looked for nearby only: a file of unclosed `[[` stays linear.
+        let window = &source[..source.len().min(i + MAX_SHELL_PATTERN)];
+        let Some(end) = find(window, i, b" ]]").map(|e| e + 1) else {
             continue;
         };
         let mut k = i;

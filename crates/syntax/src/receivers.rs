@@ -13,7 +13,7 @@ use std::borrow::Cow;
 
 use tree_sitter::Node;
 
-use crate::family::{FamilyKinds, NodeRole};
+use crate::family::{FamilyKinds, Inner, NodeRole};
 use crate::{Callee, Container, Position, TypeRef, ValueChain, ValueRoot, ValueStep};
 
 /// Types nested deeper than this read as unknown (real code nests three or four).
@@ -319,19 +319,12 @@ impl<'a> Converter<'a> {
     /// value: that function's).
     pub fn definition_params(&self, node: Node<'_>) -> Vec<TypeRef> {
         let syntax = self.kinds.syntax;
-        let function = syntax
-            .definition_values
-            .iter()
-            .filter(|d| d.kind == node.kind())
-            .find_map(|d| node.child_by_field_id(self.field(d.field)))
+        let function = self
+            .field_of(node, syntax.definition_values)
             .unwrap_or(node);
-        let list = [node, function].into_iter().find_map(|n| {
-            syntax
-                .parameter_lists
-                .iter()
-                .filter(|l| l.kind == n.kind())
-                .find_map(|l| n.child_by_field_id(self.field(l.field)))
-        });
+        let list = [node, function]
+            .into_iter()
+            .find_map(|n| self.field_of(n, syntax.parameter_lists));
         list.map(|l| self.parameter_types(l, 0)).unwrap_or_default()
     }
 
@@ -841,26 +834,24 @@ impl<'a> Converter<'a> {
 
     /// A definition's declared type: the pattern's capture, else the family's field.
     fn declared_type_node<'t>(&self, node: Node<'t>, captured: Declared<'t>) -> Option<Node<'t>> {
-        captured.ty.or_else(|| {
-            self.kinds
-                .syntax
-                .definition_types
-                .iter()
-                .filter(|d| d.kind == node.kind())
-                .find_map(|d| node.child_by_field_id(self.field(d.field)))
-        })
+        captured
+            .ty
+            .or_else(|| self.field_of(node, self.kinds.syntax.definition_types))
     }
 
     /// A definition's initial value: the pattern's capture, else the family's field.
     fn declared_value_node<'t>(&self, node: Node<'t>, captured: Declared<'t>) -> Option<Node<'t>> {
-        captured.value.or_else(|| {
-            self.kinds
-                .syntax
-                .definition_values
-                .iter()
-                .filter(|d| d.kind == node.kind())
-                .find_map(|d| node.child_by_field_id(self.field(d.field)))
-        })
+        captured
+            .value
+            .or_else(|| self.field_of(node, self.kinds.syntax.definition_values))
+    }
+
+    /// The child of `node` in the field a table names for its kind.
+    fn field_of<'t>(&self, node: Node<'t>, table: &[Inner]) -> Option<Node<'t>> {
+        table
+            .iter()
+            .filter(|d| d.kind == node.kind())
+            .find_map(|d| node.child_by_field_id(self.field(d.field)))
     }
 
     /// The types of a definition's positional fields, in order (empty when it has none).
