@@ -1,12 +1,12 @@
-//! The class-based resolver families, Java, C#, PHP, Ruby and Kotlin (one [`Dialect`] each): types grouped
-//! by package or namespace (every file of a package sees its top-level types; C# also
-//! sees the enclosing namespaces' types), single-type imports and aliases (`import
-//! a.b.C`, `using X = A.B.C`), on-demand imports (`import a.b.*`, `using A.B`), static
-//! imports (`import static a.b.C.m`, `using static A.B.C`), C#'s `global using`, nested
-//! types (`Outer.Inner`), and unqualified names that are members of the enclosing classes
-//! (`run()` in a method is `this.run()` or an outer class's), looked up with their
-//! supertypes by the receiver-type pass. A C# partial class is one type: its parts share
-//! a qualified name, and every part's members are the first part's.
+//! The class-based resolver families, Java, C#, PHP, Ruby and Kotlin (one [`Dialect`]
+//! each): types grouped by package or namespace (every file of a package sees its
+//! top-level types; C# also sees the enclosing namespaces' types), single-type imports
+//! and aliases (`import a.b.C`, `using X = A.B.C`), on-demand imports (`import a.b.*`,
+//! `using A.B`), static imports (`import static a.b.C.m`, `using static A.B.C`), C#'s
+//! `global using`, nested types (`Outer.Inner`), and unqualified names that are members
+//! of the enclosing classes (`run()` in a method is `this.run()` or an outer class's),
+//! looked up with their supertypes by the receiver-type pass. A C# partial class is one
+//! type: its parts share a qualified name, and every part's members are the first part's.
 //!
 //! A name none of these has is the platform's (`java.lang`, `System`) or another
 //! library's, and is dropped rather than matched by name.
@@ -160,8 +160,7 @@ impl ClassTables {
     /// package or namespace is already their module).
     pub fn add_file(&mut self, facts: &CompactFacts, base: u32) -> String {
         match self.dialect {
-            Dialect::Java | Dialect::Php | Dialect::Ruby => {}
-            Dialect::Kotlin => {}
+            Dialect::Java | Dialect::Php | Dialect::Ruby | Dialect::Kotlin => {}
             Dialect::CSharp => {
                 self.global_imports
                     .extend(facts.imports.iter().filter(|i| i.reexport).cloned());

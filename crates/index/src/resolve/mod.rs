@@ -911,9 +911,9 @@ impl Tables<'_> {
                 kind: r.kind,
                 receiver: r.receiver,
                 // A receiver chain whose root is not a path went through a local (or is an
-                // expression): `Path` roots are the only unbound names. A root path other
-                // that the receiver as written does not start with went through a local
-                // too (`w = xs; w.f`).
+                // expression): `Path` roots are the only unbound names. A root path that
+                // the receiver as written does not start with went through a local too
+                // (`w = xs; w.f`).
                 local_receiver: facts.chain(r).is_some_and(|c| match &c.root {
                     mcursor_syntax::ValueRoot::Path(path) => {
                         r.qualifier == NONE || !written_from_path(path, facts.string(r.qualifier))
