@@ -10,6 +10,9 @@
 (class_declaration name: (identifier) @scope.name) @scope.container
 (object_declaration name: (identifier) @scope.name) @scope.container
 ; A companion object is not a scope: its members are its class's (`Cart.empty()`).
+; An anonymous object (`object : Runnable { override fun run() }`) is one, named by its
+; keyword: its members are no members of the class it is written in.
+(object_literal "object" @scope.name) @scope.container
 ; An extension function (`fun Cart.total()`) is a member of its receiver's type: the
 ; declaration is both the container and the function's definition node.
 (function_declaration (user_type . (identifier) @scope.name) . name: (identifier)) @scope.receiver

@@ -1619,6 +1619,7 @@ pub(crate) static KOTLIN: FamilySyntax = FamilySyntax {
     containers: &[
         kotlin_class("class_declaration"),
         kotlin_class("object_declaration"),
+        kotlin_class("object_literal"),
         // An extension function, a member of its receiver's type (the scope's name).
         kotlin_class("function_declaration"),
     ],
