@@ -1043,7 +1043,7 @@ pub struct Store {
     base: Option<Layer>,
     /// Sorted by file id and so by record.
     patched: Vec<Patched>,
-    /// Indices into `patched`, sorted by their symbol ranges.
+    /// Indices into `patched` of the files with symbols, sorted by their symbol ranges.
     by_symbol: Vec<usize>,
     /// `(base id, id now or NONE)`, sorted.
     remap: Vec<(u32, u32)>,
@@ -1137,7 +1137,11 @@ impl Store {
         if first_symbol_record != top.symbol_count() {
             return Err(corrupt("a patch's symbols disagree with its files"));
         }
-        let mut by_symbol: Vec<usize> = (0..patched.len()).collect();
+        // A file left with no symbols owns no id: its empty range may start inside
+        // another file's fresh range, and would break the order lookups rely on.
+        let mut by_symbol: Vec<usize> = (0..patched.len())
+            .filter(|&i| !patched[i].symbols.is_empty())
+            .collect();
         by_symbol.sort_by_key(|&i| patched[i].symbols.start);
         let overlap = by_symbol
             .windows(2)
