@@ -261,6 +261,21 @@ fn shell_fixture() {
 }
 
 #[test]
+fn lua_fixture() {
+    insta::assert_snapshot!(answers(
+        "lua-basic",
+        &[
+            &["find", "Cart.add"],
+            &["refs", "Cart.new"],
+            &["refs", "prices.with_tax"],
+            &["refs", "round"],
+            &["refs", "Cart.total"],
+            &["callees", "Cart.total"],
+        ],
+    ));
+}
+
+#[test]
 fn cpp_fixture() {
     insta::assert_snapshot!(answers(
         "cpp-basic",

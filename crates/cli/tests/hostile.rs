@@ -131,6 +131,12 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
             ")",
         ),
         (
+            "lua/deep.lua",
+            "local d = NEST\nfunction after_deep_lua() return 1 end\n",
+            "(",
+            ")",
+        ),
+        (
             "sh/deep.sh",
             "deep() { NEST; }\nafter_deep_sh() { :; }\n",
             "(",
@@ -256,6 +262,7 @@ fn hostile_files_are_indexed_or_skipped_with_a_reason() {
         "in_a_sh",
         "in_b_sh",
         "after_unclosed_sh",
+        "after_deep_lua",
     ] {
         let (code, out) = query(root, &["find", name]);
         assert_eq!(code, 0, "{name} not found: {out}");

@@ -31,6 +31,7 @@ fn mixed_repo() -> tempfile::TempDir {
         "cpp-basic",
         "kotlin-basic",
         "shell-basic",
+        "lua-basic",
     ] {
         copy_tree(&fixtures_dir().join(name), &dir.path().join(name));
     }
@@ -146,6 +147,16 @@ fn snippet(rng: &mut SplitMix64, ext: &str, names: &[String]) -> String {
             _ => format!("\ntemplate <typename T> T {a}(T x) {{ return x.{b}(); }}\n"),
         };
     }
+    if ext == "lua" {
+        return match rng.below(4) {
+            0 => format!("\nfunction {a}() return {b}() end\n"),
+            1 => {
+                format!("\nlocal {a} = require(\"{b}\")\nfunction {c}.{b}() return {a}.{c}() end\n")
+            }
+            2 => format!("\nfunction {a}:{b}() return self:{c}() end\n"),
+            _ => format!("\nlocal function {a}() local {b} = 1 return {c}({b}) end\n"),
+        };
+    }
     if ext == "sh" {
         return match rng.below(4) {
             0 => format!("\n{a}() {{\n    {b} \"$@\"\n}}\n"),
@@ -234,6 +245,7 @@ fn body_edit(rng: &mut SplitMix64, file: &Path, step: usize) -> String {
     if rng.below(2) == 0 {
         let comment = match extension(file).as_str() {
             "py" | "rb" | "sh" | "" => "#",
+            "lua" => "--",
             _ => "//",
         };
         lines.insert(at, format!("{comment} note {step}"));
@@ -426,7 +438,9 @@ fn incremental_updates_equal_fresh_indexes() {
                 build.changed_paths = Some(edited);
                 history.push("(hinted)".to_owned());
             }
-            let summary = build_index(root, &build, &|_| {}).expect("update");
+            let summary = build_index(root, &build, &|_| {}).unwrap_or_else(|e| {
+                panic!("seed {seed}: update failed: {e:?}\n{}", history.join("\n"))
+            });
             assert!(summary.incremental, "seed {seed}: update was a rebuild");
             patched += usize::from(summary.patched);
             interface_patches += usize::from(summary.patched && summary.resolved_files > 0);

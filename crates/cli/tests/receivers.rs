@@ -57,8 +57,12 @@ fn expectations(dir: &Path) -> BTreeMap<String, Expected> {
             .replace('\\', "/");
         let text = std::fs::read_to_string(&file).expect("read source");
         for (i, line) in text.lines().enumerate() {
-            // `//` comments, or `#` in Python.
-            let Some(comment) = line.find("//").or_else(|| line.find('#')) else {
+            // `//` comments, `#` in Python, Ruby and shell, `--` in Lua.
+            let Some(comment) = line
+                .find("//")
+                .or_else(|| line.find('#'))
+                .or_else(|| line.find("--"))
+            else {
                 continue;
             };
             for m in marker.captures_iter(&line[comment..]) {
@@ -221,4 +225,9 @@ fn kotlin_receivers() {
 #[test]
 fn shell_receivers() {
     run_language("shell");
+}
+
+#[test]
+fn lua_receivers() {
+    run_language("lua");
 }

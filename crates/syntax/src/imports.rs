@@ -30,6 +30,7 @@ pub(crate) fn collect_imports(lang: Lang, nodes: &[Node<'_>], source: &[u8]) -> 
             Family::Java => java_import(node, source, &mut out),
             Family::Kotlin => kotlin_import(node, source, &mut out),
             Family::Shell => shell_source(node, source, &mut out),
+            Family::Lua => lua_require(node, source, &mut out),
             Family::CSharp => csharp_using(node, source, &mut out),
             Family::C => c_import(node, source, &mut out),
             Family::Php => php_use(node, source, &mut out),
@@ -604,6 +605,52 @@ fn shell_source(command: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
         reexport: true,
         modules: Vec::new(),
         start: position(argument),
+    });
+}
+
+/// `local utils = require("pl.utils")` (the module known as `utils`), `require "x"`:
+/// the module's path as Lua's `package.path` spells it (`pl/utils`, dots as
+/// directories), found as `pl/utils.lua` or `pl/utils/init.lua`. A module whose name is
+/// computed is not followed.
+fn lua_require(call: Node<'_>, source: &[u8], out: &mut Vec<Import>) {
+    let Some(arguments) = call.child_by_field_name("arguments") else {
+        return;
+    };
+    let string = if arguments.kind() == "string" {
+        Some(arguments)
+    } else {
+        (0..arguments.named_child_count() as u32)
+            .filter_map(|i| arguments.named_child(i))
+            .find(|a| a.kind() == "string")
+    };
+    let Some(content) = string.and_then(|s| s.child_by_field_name("content")) else {
+        return;
+    };
+    let module = text(content, source).replace('.', "/");
+    if module.is_empty() {
+        return;
+    }
+    // The local it is assigned to: `local x = require(...)`, `x = require(...)`.
+    let local = call
+        .parent()
+        .filter(|p| p.kind() == "expression_list")
+        .and_then(|list| list.parent())
+        .filter(|a| a.kind() == "assignment_statement")
+        .and_then(|a| {
+            a.child_by_field_name("variables")
+                .or_else(|| a.named_child(0))
+        })
+        .and_then(|vars| vars.named_child(0))
+        .filter(|v| v.kind() == "identifier");
+    out.push(Import {
+        local: local.map_or_else(|| "*".to_owned(), |v| text(v, source).into_owned()),
+        target: ImportTarget::Module {
+            source: module,
+            imported: None,
+        },
+        reexport: false,
+        modules: Vec::new(),
+        start: position(content),
     });
 }
 

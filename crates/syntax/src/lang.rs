@@ -34,6 +34,7 @@ pub enum Lang {
     Cpp,
     Kotlin,
     Shell,
+    Lua,
 }
 
 /// Languages that resolve names the same way: their files can refer to each other's
@@ -53,10 +54,12 @@ pub enum Family {
     Kotlin,
     /// Shell scripts: functions and global variables, seen through `source`.
     Shell,
+    /// Lua: functions, tables' functions, modules through `require`.
+    Lua,
 }
 
 impl Family {
-    pub const ALL: [Family; 11] = [
+    pub const ALL: [Family; 12] = [
         Family::Rust,
         Family::Ecma,
         Family::Python,
@@ -68,6 +71,7 @@ impl Family {
         Family::Ruby,
         Family::Kotlin,
         Family::Shell,
+        Family::Lua,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -83,6 +87,7 @@ impl Family {
             Family::Ruby => "ruby",
             Family::Kotlin => "kotlin",
             Family::Shell => "shell",
+            Family::Lua => "lua",
         }
     }
 
@@ -94,7 +99,10 @@ impl Family {
             // C has one definition per name (a prototype is not a definition here).
             // Ruby has one method per name in a class (a later `def` replaces it); so
             // has a shell script (a later definition replaces the function).
-            Family::Rust | Family::Go | Family::C | Family::Ruby | Family::Shell => false,
+            // A Lua function assigned twice is replaced, as a shell function.
+            Family::Rust | Family::Go | Family::C | Family::Ruby | Family::Shell | Family::Lua => {
+                false
+            }
             // Java and C# overloads are distinct methods, but uses are not told apart by
             // their argument types here, so all of them are one function to `refs`. PHP
             // has no overloads, but a function declared in each branch of an `if`
@@ -115,6 +123,8 @@ impl Family {
     pub fn imports_are_textual(self) -> bool {
         match self {
             Family::C | Family::Shell => true,
+            // `require` yields a module's table; it makes no names visible.
+            Family::Lua => false,
             Family::Rust
             | Family::Ecma
             | Family::Python
@@ -141,6 +151,7 @@ impl Family {
             Family::Ruby => &crate::family::RUBY,
             Family::Kotlin => &crate::family::KOTLIN,
             Family::Shell => &crate::family::SHELL,
+            Family::Lua => &crate::family::LUA,
         }
     }
 }
@@ -178,6 +189,7 @@ const RUBY_TAGS: QueryFile = query_file!("ruby/tags.scm");
 const CPP_TAGS: QueryFile = query_file!("cpp/tags.scm");
 const KOTLIN_TAGS: QueryFile = query_file!("kotlin/tags.scm");
 const SHELL_TAGS: QueryFile = query_file!("shell/tags.scm");
+const LUA_TAGS: QueryFile = query_file!("lua/tags.scm");
 
 /// A language's row in the table.
 pub struct LangSpec {
@@ -204,7 +216,7 @@ pub struct LangSpec {
 
 /// How many languages have a row: the length of [`LANGUAGES`], [`Lang::ALL`] and the
 /// per-language caches, so a new row cannot leave one of them short.
-const LANGUAGE_COUNT: usize = 14;
+const LANGUAGE_COUNT: usize = 15;
 
 /// The table. [`Lang::spec`] finds a language's row; a test checks every row is found.
 pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
@@ -372,6 +384,17 @@ pub static LANGUAGES: [LangSpec; LANGUAGE_COUNT] = [
         queries: &[SHELL_TAGS],
         parse_view: blank_shell_patterns,
     },
+    LangSpec {
+        lang: Lang::Lua,
+        name: "lua",
+        aliases: &[],
+        extensions: &["lua"],
+        family: Family::Lua,
+        store_code: 15,
+        grammar: || tree_sitter_lua::LANGUAGE.into(),
+        queries: &[LUA_TAGS],
+        parse_view: as_written,
+    },
 ];
 
 /// A source language mcursor recognizes but does not parse yet: its files are indexed as
@@ -386,10 +409,9 @@ pub struct TextOnlyLanguage {
 }
 
 /// The languages read as text only.
-pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 12] = [
+pub static TEXT_ONLY_LANGUAGES: [TextOnlyLanguage; 11] = [
     text_only("swift", &[], &["swift"]),
     text_only("scala", &[], &["scala", "sc"]),
-    text_only("lua", &[], &["lua"]),
     text_only("zsh", &[], &["zsh"]),
     text_only("zig", &[], &["zig"]),
     text_only("elixir", &["ex"], &["ex", "exs"]),
@@ -818,6 +840,7 @@ impl Lang {
         Lang::Cpp,
         Lang::Kotlin,
         Lang::Shell,
+        Lang::Lua,
     ];
 
     /// This language's row of [`LANGUAGES`].
@@ -837,6 +860,7 @@ impl Lang {
             Lang::Cpp => 11,
             Lang::Kotlin => 12,
             Lang::Shell => 13,
+            Lang::Lua => 14,
         };
         &LANGUAGES[slot]
     }
@@ -1195,6 +1219,7 @@ mod tests {
             ("a.cpp", Some(Lang::Cpp)),
             ("a.kt", Some(Lang::Kotlin)),
             ("a.sh", Some(Lang::Shell)),
+            ("init.lua", Some(Lang::Lua)),
             ("a.zsh", None),
             ("build.gradle.kts", Some(Lang::Kotlin)),
             ("Makefile", None),

@@ -691,6 +691,47 @@ install_all "${VERSION}" | tee log.txt
 }
 
 #[test]
+fn lua_sample() {
+    let src = r#"local utils = require("pl.utils")
+local M = {}
+
+--- Adds things.
+function M.add(a, b)
+  local sum = a + b
+  return utils.round(sum)
+end
+
+function M:run(x)
+  return self:add(x, 1)
+end
+
+local function helper() return M.add(1, 2) end
+M.sub = function(a, b) return a - b end
+return M
+"#;
+    let got = facts(Lang::Lua, src);
+    println!("{got}");
+    let expected = [
+        // A table's functions are members of the table; `:` makes a method.
+        r#"def function M::add @5:12 in=#0 sig="function M.add(a, b)" doc="Adds things.""#,
+        "def method M::run @10:12 in=#1",
+        "def function helper @14:16",
+        "def function M::sub @15:3 in=#2",
+        // Member uses keep their receiver as written.
+        "ref call round @7:16 on utils",
+        "ref call add @11:15 on self",
+        "ref call add @14:34 on M",
+        r#"import utils <- Module { source: "pl/utils", imported: None } reexport=false @1:24"#,
+    ];
+    for want in expected {
+        assert!(got.contains(want), "missing {want:?} in\n{got}");
+    }
+    // Parameters and locals are no references.
+    assert!(!got.contains("ref identifier sum"), "{got}");
+    assert!(!got.contains("ref identifier a "), "{got}");
+}
+
+#[test]
 fn cpp_sample() {
     let src = r#"#include "shop/cart.h"
 namespace shop {

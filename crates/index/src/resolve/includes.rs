@@ -43,7 +43,7 @@ fn join(dir: &str, path: &str) -> Option<String> {
 }
 
 /// Directory segments two paths share from the root.
-fn shared_segments(a: &str, b: &str) -> usize {
+pub(super) fn shared_segments(a: &str, b: &str) -> usize {
     directory(a)
         .split('/')
         .zip(directory(b).split('/'))

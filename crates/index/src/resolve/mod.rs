@@ -23,6 +23,7 @@ mod ecma;
 mod facts;
 mod go;
 mod includes;
+mod lua;
 mod python;
 mod rust;
 mod shell;
@@ -115,6 +116,7 @@ struct Tables<'a> {
     kotlin: classes::ClassTables,
     c: c::CTables,
     shell: shell::ShellTables,
+    lua: lua::LuaTables,
     types: types::TypeIndex,
 }
 
@@ -257,6 +259,7 @@ impl Tables<'_> {
             Family::Ruby => &self.ruby,
             Family::Kotlin => &self.kotlin,
             Family::Shell => &self.shell,
+            Family::Lua => &self.lua,
         }
     }
 
@@ -575,12 +578,14 @@ fn file_symbols<'a>(
             continue;
         }
         let scopes: Vec<&str> = match family {
-            Family::Rust | Family::Ecma | Family::Go | Family::C | Family::Shell => facts
-                .modules(d)
-                .iter()
-                .map(String::as_str)
-                .chain(facts.container(d))
-                .collect(),
+            Family::Rust | Family::Ecma | Family::Go | Family::C | Family::Shell | Family::Lua => {
+                facts
+                    .modules(d)
+                    .iter()
+                    .map(String::as_str)
+                    .chain(facts.container(d))
+                    .collect()
+            }
             Family::Python => python::scopes(facts, d),
             Family::Java | Family::CSharp | Family::Php | Family::Ruby | Family::Kotlin => {
                 classes::scopes(facts, d)
@@ -600,7 +605,8 @@ fn file_symbols<'a>(
             | Family::C
             | Family::Ruby
             | Family::Kotlin
-            | Family::Shell => separator,
+            | Family::Shell
+            | Family::Lua => separator,
         };
         qualified.clear();
         for part in std::iter::once(prefix.as_str())
@@ -682,6 +688,7 @@ pub(crate) fn resolve_some<'a>(
         kotlin: classes::ClassTables::new(classes::Dialect::Kotlin),
         c: c::CTables::default(),
         shell: shell::ShellTables::default(),
+        lua: lua::LuaTables::default(),
         types: types::TypeIndex::default(),
     };
     // Sized up front: a cold build holds millions of rows, and a growing vector briefly
@@ -734,6 +741,7 @@ pub(crate) fn resolve_some<'a>(
             Family::Ruby => (tables.ruby.add_file(facts, base), "::"),
             Family::Kotlin => (tables.kotlin.add_file(facts, base), "."),
             Family::Shell => (tables.shell.add_file(fid, &file.row.path), "."),
+            Family::Lua => (tables.lua.add_file(fid, &file.row.path), "."),
         };
         heads.push(Some(FileHead {
             family,
@@ -843,6 +851,7 @@ pub(crate) fn resolve_some<'a>(
         tables.kotlin,
         tables.c,
         tables.shell,
+        tables.lua,
         tables.types,
     );
     std::thread::spawn(move || drop(owned));
@@ -1048,6 +1057,8 @@ pub(crate) fn member_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -
             Family::Ruby => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
             // Shell values have no members.
             Family::Shell => false,
+            // A table's function, called `M.f()` or `obj:f()`.
+            Family::Lua => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
         },
         _ => matches!(symbol, SymbolKind::Field | SymbolKind::Method),
     }
@@ -1068,7 +1079,8 @@ pub(crate) fn name_may_be(kind: RefKind, symbol: SymbolKind, family: Family) -> 
             | Family::Php
             | Family::Ruby
             | Family::Kotlin
-            | Family::Shell => false,
+            | Family::Shell
+            | Family::Lua => false,
         }
 }
 
@@ -1087,7 +1099,8 @@ pub(crate) fn bare_call_is_method(family: Family) -> bool {
         | Family::C
         | Family::Php
         | Family::Kotlin
-        | Family::Shell => false,
+        | Family::Shell
+        | Family::Lua => false,
     }
 }
 

@@ -458,6 +458,7 @@ fn member_fits(kind: RefKind, symbol: SymbolKind, family: Family) -> bool {
             // function of its class); `attr_reader`s are methods.
             Family::Ruby => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
             Family::Shell => false,
+            Family::Lua => matches!(symbol, SymbolKind::Method | SymbolKind::Function),
         },
         _ => matches!(
             symbol,
