@@ -50,6 +50,7 @@ DEFAULT_KINDS = {
     # `heredoc` labels are no definitions; `alias` is left out (mcursor does not index
     # `alias ll='ls -l'`).
     "Sh": ["function"],
+    "Lua": ["function"],
 }
 
 # Options that make ctags read the files mcursor reads as the language: ctags maps `.h`
@@ -60,6 +61,7 @@ LANGUAGE_OPTIONS = {
     # (`-*- shell-script -*-`), as mcursor knows them; symbolic links are not followed
     # (mcursor indexes the file once, where it is).
     "Sh": ["-G", "--links=no"],
+    "Lua": ["--links=no"],
 }
 
 # C prototypes ctags lists as variables (see ctags_tags), left out of the score.
@@ -77,6 +79,7 @@ EXTENSIONS = {
     "C++": (".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".h"),
     "Kotlin": (".kt", ".kts"),
     "Sh": (".sh", ".bash", ""),
+    "Lua": (".lua",),
 }
 
 
@@ -133,6 +136,10 @@ def ctags_tags(root, language, kinds):
             # `attr_accessor :body` is listed as `body` and `body=`; mcursor indexes the
             # attribute once, as `body`, which `x.body = 1` also refers to.
             name = name.removesuffix("=")
+        if language == "Lua":
+            # ctags names a table's function with its table (`M.add`, `Date.Format:US_order`);
+            # mcursor names the function, the table is its container.
+            name = re.split(r"[.:]", name)[-1]
         if language == "Kotlin" and (name.startswith("<")
                                      or tag.get("scopeKind") == "method"):
             # `<lambda>` is ctags' name for a lambda; a `val`, `var` or `fun` inside a

@@ -14,9 +14,13 @@
 (function_declaration name: (method_index_expression method: (identifier) @name)) @definition.method
 (function_declaration name: (dot_index_expression field: (identifier) @name)) @definition.function
 (function_declaration name: (identifier) @name) @definition.function
-; `M.add = function(a, b) ... end`, `add = function() ... end` at the top level.
-(chunk (assignment_statement (variable_list name: (dot_index_expression field: (identifier) @name)) (expression_list value: (function_definition))) @definition.function)
-(chunk (assignment_statement (variable_list name: (identifier) @name) (expression_list value: (function_definition))) @definition.function)
+; Functions assigned: `local f = function() end`, `M.add = function(a, b) end` (a
+; member of `M` at the top level), `f = function() end`, and a table constructor's
+; `{ __call = function() end }`.
+(variable_declaration (assignment_statement (variable_list name: (identifier) @name) (expression_list value: (function_definition)))) @definition.function
+(assignment_statement (variable_list name: (dot_index_expression field: (identifier) @name)) (expression_list value: (function_definition))) @definition.function
+(assignment_statement (variable_list name: (identifier) @name) (expression_list value: (function_definition))) @definition.function
+(field name: (identifier) @name value: (function_definition)) @definition.function
 
 ; ---------------------------------------------------------------- references
 (function_call name: (method_index_expression table: (_) @receiver method: (identifier) @name)) @reference.call

@@ -1,8 +1,8 @@
 //! Imports and re-exports: Rust `use` trees, JavaScript/TypeScript `import`/`export ...
 //! from` statements, Python `import`/`from ... import`, Go import specs, Java `import`
 //! declarations, C# `using` directives, C's `#include`s and declarations of names
-//! defined elsewhere, PHP `use` declarations, Kotlin `import` headers and shell `source`
-//! commands, turned into [`Import`] records.
+//! defined elsewhere, PHP `use` declarations, Kotlin `import` headers, shell `source`
+//! commands and Lua `require` calls, turned into [`Import`] records.
 //!
 //! Use trees can nest (`use a::{b::{c, d}}`); the walk keeps an explicit work list with a
 //! depth bound instead of recursing, so hostile nesting cannot overflow the stack.
