@@ -1626,15 +1626,15 @@ pub(crate) static KOTLIN: FamilySyntax = FamilySyntax {
     mixin_calls: &[],
 };
 
-/// Shell scripts have no types or members: a command names a function, an expansion a
-/// variable; only comments and names matter here.
-pub(crate) static SHELL: FamilySyntax = FamilySyntax {
-    path_separator: "/",
+/// A family whose values have no types or members the receiver pass reads (shell, Lua):
+/// every table empty. Such a family states its comments and names and takes the rest
+/// from here.
+const UNTYPED: FamilySyntax = FamilySyntax {
+    path_separator: "",
     name_prefix: "",
-    comments: &["comment"],
-    // Any comment right above a function is its doc (shell has no doc marker).
-    doc_line_prefixes: &["#"],
-    not_doc_prefix: "#!",
+    comments: &[],
+    doc_line_prefixes: &[],
+    not_doc_prefix: "",
     doc_block: ("", ""),
     docstring_statement: "",
     docstring_kinds: &[],
@@ -1656,7 +1656,7 @@ pub(crate) static SHELL: FamilySyntax = FamilySyntax {
     self_names: &[],
     super_values: &[],
     super_calls: &[],
-    identifiers: &["word", "variable_name"],
+    identifiers: &[],
     value_paths: &[],
     literals: &[],
     macro_calls: &[],
@@ -1696,73 +1696,27 @@ pub(crate) static SHELL: FamilySyntax = FamilySyntax {
     mixin_calls: &[],
 };
 
+/// Shell scripts have no types or members: a command names a function, an expansion a
+/// variable; only comments and names matter here.
+pub(crate) static SHELL: FamilySyntax = FamilySyntax {
+    path_separator: "/",
+    comments: &["comment"],
+    // Any comment right above a function is its doc (shell has no doc marker).
+    doc_line_prefixes: &["#"],
+    not_doc_prefix: "#!",
+    identifiers: &["word", "variable_name"],
+    ..UNTYPED
+};
+
 /// Lua's values are tables without declared types: a member use (`M.add`, `obj:run()`)
 /// is resolved by what its receiver names (a module, a table a file defines functions
 /// of), in `mcursor-index`; only comments and names matter here.
 pub(crate) static LUA: FamilySyntax = FamilySyntax {
     path_separator: ".",
-    name_prefix: "",
     comments: &["comment"],
     // `--- Adds things.` (LDoc), and any `--` comment right above a function.
     doc_line_prefixes: &["---", "--"],
-    not_doc_prefix: "",
     doc_block: ("--[[", "]]"),
-    docstring_statement: "",
-    docstring_kinds: &[],
-    attributes: &[],
-    declaration_wrappers: &[],
-    export_statement: "",
-
-    member_access: &[],
-    calls: &[],
-    method_calls: &[],
-    generic_callees: &[],
-    unwraps: &[],
-    awaits: &[],
-    transparent: &[],
-    indexes: &[],
-    casts: &[],
-    constructions: &[],
-    self_values: &[],
-    self_names: &[],
-    super_values: &[],
-    super_calls: &[],
     identifiers: &["identifier"],
-    value_paths: &[],
-    literals: &[],
-    macro_calls: &[],
-    literal_macros: &[],
-
-    type_wrappers: &[],
-    generic_types: &[],
-    ignored_type_arguments: &[],
-    type_bindings: &[],
-    type_names: &[],
-    array_types: &[],
-    bound_types: &[],
-    union_types: &[],
-    tuple_types: &[],
-    builtin_types: &[],
-    function_types: &[],
-    unknown_type_names: &[],
-    nullish_type_names: &[],
-    self_type_names: &[],
-    self_types: &[],
-    generic_scopes: "",
-    type_parameters: &[],
-    where_clauses: &[],
-    where_predicates: &[],
-
-    definition_types: &[],
-    definition_values: &[],
-    function_values: &[],
-    parameter_lists: &[],
-    parameters: &[],
-    untyped_parameters: &[],
-    closure_parameter_lists: &[],
-    tuple_patterns: &[],
-    transparent_patterns: &[],
-    tuple_fields: &[],
-    containers: &[],
-    mixin_calls: &[],
+    ..UNTYPED
 };
