@@ -553,6 +553,34 @@ fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
     assert_equals_fresh(root);
 }
 
+/// A patch that empties a file, then one over the same base that gives an earlier file
+/// fresh ids: the emptied file's carried range starts inside the earlier file's (the
+/// reader once took that for overlapping ranges and refused the index as corrupt).
+#[test]
+fn a_file_emptied_by_a_patch_does_not_collide_with_later_fresh_ids() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    let write = |path: &str, text: &str| std::fs::write(root.join(path), text).expect("write");
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    write("src/lib.rs", "mod a;\nmod b;\nmod c;\n");
+    write("src/a.rs", "pub fn one() {}\n");
+    write("src/b.rs", "pub fn two() {}\npub fn three() {}\n");
+    write(
+        "src/c.rs",
+        "pub fn uses() { crate::a::one(); crate::b::two(); }\n",
+    );
+    build_index(root, &options(false), &|_| {}).expect("first build");
+    write("src/b.rs", "// nothing left\n");
+    let emptied = build_index(root, &options(false), &|_| {}).expect("update");
+    write("src/a.rs", "pub fn zero() {}\npub fn one() {}\n");
+    let grown = build_index(root, &options(false), &|_| {}).expect("second update");
+    assert!(
+        emptied.patched && grown.patched,
+        "not patches: the case is not exercised"
+    );
+    assert_equals_fresh(root);
+}
+
 /// More edited files than a patch takes, after an earlier patch: the update resolves in
 /// full and sees every edit (it once patched none of them and reported success).
 #[test]

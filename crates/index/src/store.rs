@@ -1137,8 +1137,9 @@ impl Store {
         if first_symbol_record != top.symbol_count() {
             return Err(corrupt("a patch's symbols disagree with its files"));
         }
-        // A file left with no symbols owns no id: its empty range may start inside
-        // another file's fresh range, and would break the order lookups rely on.
+        // A file left with no symbols owns no id: its empty range, carried from an
+        // earlier patch over the same base, may start inside another file's fresh range,
+        // and would break the order lookups rely on.
         let mut by_symbol: Vec<usize> = (0..patched.len())
             .filter(|&i| !patched[i].symbols.is_empty())
             .collect();
