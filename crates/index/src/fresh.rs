@@ -336,7 +336,7 @@ impl NewFiles<'_> {
     /// line (a shell script's `#!`): read only for symbol answers, and only its start.
     fn is_new_script(&self, path: &str) -> bool {
         use std::io::Read;
-        if self.scope != Scope::Symbols || self.store.file_id(path).is_some() {
+        if self.scope != Scope::Symbols {
             return false;
         }
         let mut start = [0u8; 256];
@@ -349,12 +349,13 @@ impl NewFiles<'_> {
 
     /// A walked file that the index lacks and the answer depends on, as a change.
     fn added(&self, file: walk::WalkedFile) -> Option<ChangedFile> {
-        let new = (self.scope.covers(&file.path) || self.is_new_script(&file.path))
-            && self.store.file_id(&file.path).is_none()
+        // The file's start is read last, only for a file nothing else settles.
+        let new = self.store.file_id(&file.path).is_none()
             && !self
                 .binary
                 .get(&file.path)
-                .is_some_and(|b| b.matches(file.size, file.mtime_ns));
+                .is_some_and(|b| b.matches(file.size, file.mtime_ns))
+            && (self.scope.covers(&file.path) || self.is_new_script(&file.path));
         new.then_some(ChangedFile {
             path: file.path,
             change: Change::Added,

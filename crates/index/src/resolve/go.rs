@@ -14,6 +14,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use mcursor_syntax::{Family, Import, ImportTarget};
 
+use super::includes::directory;
 use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
 use super::{CompactFacts, FamilyResolver, Outcome, ParsedFile, Place, Tables, Use, member_may_be};
 
@@ -28,10 +29,6 @@ pub(crate) fn go_module_path(manifest: &str) -> Option<String> {
         let path = rest.split("//").next()?.trim().trim_matches('"');
         (!path.is_empty()).then(|| path.to_owned())
     })
-}
-
-fn directory(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
 
 /// The Go family's tables.

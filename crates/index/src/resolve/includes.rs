@@ -4,7 +4,8 @@
 //! A path is found relative to the including file first, then, as an include directory
 //! (`-I`) would find it, by its trailing segments anywhere in the tree among the family's
 //! files, the one sharing the most directories with the including file first. A path as
-//! written in `<...>` (a C system include) is only searched the second way.
+//! written in `<...>` (a C system include, a Lua module by its `package.path` name) is
+//! only searched the second way.
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -22,6 +23,7 @@ const MAX_CLOSURE_FILES: usize = 4096;
 /// receiver-type pass looks up from a few files at a time.
 const CLOSURE_CACHE_ENTRIES: usize = 16;
 
+/// The directory part of a path (`""` at the root).
 pub(super) fn directory(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(dir, _)| dir)
 }
@@ -43,7 +45,7 @@ fn join(dir: &str, path: &str) -> Option<String> {
 }
 
 /// Directory segments two paths share from the root.
-pub(super) fn shared_segments(a: &str, b: &str) -> usize {
+fn shared_segments(a: &str, b: &str) -> usize {
     directory(a)
         .split('/')
         .zip(directory(b).split('/'))
@@ -105,7 +107,7 @@ impl IncludeGraph {
                 .iter()
                 .filter_map(|import| match &import.target {
                     ImportTarget::Module { source, .. } => {
-                        self.include(files, file_ids, &file.row.path, source)
+                        self.find(files, file_ids, &file.row.path, source)
                     }
                     ImportTarget::Path(_) => None,
                 })
@@ -122,7 +124,7 @@ impl IncludeGraph {
     }
 
     /// The file an include written in the file at `from` names, if the tree has it.
-    fn include(
+    pub fn find(
         &self,
         files: &[ParsedFile],
         file_ids: &HashMap<&str, u32>,

@@ -11,20 +11,24 @@
 //! name matches among the tree's functions is labeled too; a name none defines (`print`,
 //! `string.format`) is dropped.
 
-use rustc_hash::FxHashMap as HashMap;
-
 use mcursor_syntax::{Family, Import, ImportTarget, RefKind, SymbolKind};
 
-use super::includes::shared_segments;
+use super::includes::IncludeGraph;
 use super::types::{Named, OutsideMember, OutsideStep, Step};
 use super::{FamilyResolver, Outcome, Place, Tables, Use};
 
-/// The Lua family's tables.
-#[derive(Default)]
+/// The Lua family's tables: its files by their trailing paths (the include graph's
+/// lookup; Lua files include nothing).
 pub(super) struct LuaTables {
-    /// Every trailing run of a Lua file's module path (`lua/pl/utils.lua` is `utils`,
-    /// `pl/utils` and `lua/pl/utils`; `pl/init.lua` is also `pl`) → those files.
-    modules: HashMap<String, Vec<u32>>,
+    files: IncludeGraph,
+}
+
+impl Default for LuaTables {
+    fn default() -> LuaTables {
+        LuaTables {
+            files: IncludeGraph::new(Family::Lua),
+        }
+    }
 }
 
 /// What a use of `kind` may name among Lua's symbols.
@@ -38,28 +42,16 @@ fn names(kind: RefKind, symbol: SymbolKind) -> bool {
 impl LuaTables {
     /// Registers a Lua file by its module paths; its qualified names have no prefix.
     pub fn add_file(&mut self, fid: u32, path: &str) -> String {
-        let stem = path.strip_suffix(".lua").unwrap_or(path);
-        // `pl/init.lua` is the package `pl` too.
-        let package = stem.strip_suffix("/init");
-        for name in std::iter::once(stem).chain(package) {
-            let mut module = name;
-            loop {
-                self.modules.entry(module.to_owned()).or_default().push(fid);
-                match module.split_once('/') {
-                    Some((_, rest)) => module = rest,
-                    None => break,
-                }
-            }
-        }
+        self.files.add_file(fid, path);
         String::new()
     }
 
-    /// The file of the module `name` (`pl/utils`) required from the file at `from`.
+    /// The file of the module `name` (`pl/utils`) required from the file at `from`:
+    /// `pl/utils.lua`, else the package `pl/utils/init.lua`, by trailing path (Lua looks
+    /// modules up along `package.path`, not beside the requiring file).
     fn module_file(&self, t: &Tables, from: &str, name: &str) -> Option<u32> {
-        self.modules.get(name)?.iter().copied().min_by_key(|&fid| {
-            let path = t.files[fid as usize].row.path.as_str();
-            (std::cmp::Reverse(shared_segments(from, path)), path.len())
-        })
+        let find = |path: String| self.files.find(t.files, &t.file_ids, from, &path);
+        find(format!("<{name}.lua>")).or_else(|| find(format!("<{name}/init.lua>")))
     }
 
     /// The file a module import (`local m = require("m")`) names, if the tree has it.
