@@ -859,14 +859,7 @@ impl<'a> Converter<'a> {
         let Some(type_field) = std::num::NonZeroU16::new(self.field("type")) else {
             return Vec::new();
         };
-        let Some(list) = self
-            .kinds
-            .syntax
-            .tuple_fields
-            .iter()
-            .filter(|f| f.kind == node.kind())
-            .find_map(|f| node.child_by_field_id(self.field(f.field)))
-        else {
+        let Some(list) = self.field_of(node, self.kinds.syntax.tuple_fields) else {
             return Vec::new();
         };
         let mut cursor = list.walk();
@@ -876,12 +869,7 @@ impl<'a> Converter<'a> {
     }
 
     fn function_return(&self, node: Node<'_>) -> Option<TypeRef> {
-        self.kinds
-            .syntax
-            .function_values
-            .iter()
-            .filter(|f| f.kind == node.kind())
-            .find_map(|f| node.child_by_field_id(self.field(f.field)))
+        self.field_of(node, self.kinds.syntax.function_values)
             .map(|t| self.type_ref(t))
     }
 }
