@@ -889,8 +889,8 @@ fn ruby_outside_member(ty: &str, _member: &str) -> OutsideMember {
     }
 }
 
-/// What Kotlin's standard library gives: element types of collections and nullable
-/// wrappers. No type's members are all the library's: an extension function the
+/// What Kotlin's standard library gives: element types of collections and a `Lazy`'s
+/// value. No type's members are all the library's: an extension function the
 /// repository defines can be called on any of them (`fun String.slug()`).
 fn kotlin_outside_member(ty: &str, member: &str) -> OutsideMember {
     match (ty, member) {
