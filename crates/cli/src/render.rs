@@ -613,7 +613,7 @@ pub fn syntax_errors(out: &mut Out, errors: &SyntaxErrors, heading: bool) -> any
         let at = match (f.line, f.timed_out) {
             (_, true) => ": parse timed out".to_owned(),
             (Some(line), false) => format!(":{line}"),
-            (None, false) => " (no longer readable)".to_owned(),
+            (None, false) => " (line unknown)".to_owned(),
         };
         writeln!(
             out.stream,

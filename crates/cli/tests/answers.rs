@@ -554,9 +554,9 @@ fn callers_of_a_name_shared_by_several_types_are_listed_once() {
     assert!(sure.get("candidates").is_none(), "{sure}");
 }
 
-/// Files indexed from their valid parts are named, with the first error line: in
-/// `status`, `status --syntax-errors` (all of them) and `index --json`; the index
-/// summary says how to list them.
+/// Files indexed from their valid parts are named, with the first error line the build
+/// recorded: in `status`, `status --syntax-errors` (all of them) and `index --json`; the
+/// index summary says how to list them.
 #[test]
 fn files_with_syntax_errors_are_named_with_their_first_error_line() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -583,6 +583,19 @@ fn files_with_syntax_errors_are_named_with_their_first_error_line() {
         serde_json::from_str(&stdout(&mcursor(dir.path(), &["index", "--json"]))).expect("json");
     assert_eq!(json["syntax_error_files"][0]["path"], "src/b.rs");
     assert_eq!(json["syntax_error_files"][0]["line"], 3);
+    // The line is the build's: a patch of another file keeps it, and an edit not yet
+    // indexed does not move it (the file is not parsed again).
+    std::fs::write(dir.path().join("src/a.rs"), "pub fn ok() { fine(); }\n").expect("write");
+    index(dir.path());
+    std::fs::write(
+        dir.path().join("src/b.rs"),
+        "\n\npub fn fine() {}\n\npub fn broken( {\n",
+    )
+    .expect("write");
+    assert_eq!(
+        stdout(&mcursor(dir.path(), &["status", "--syntax-errors"])),
+        "src/b.rs:3\n"
+    );
     std::fs::write(dir.path().join("src/b.rs"), "pub fn fixed() {}\n").expect("write");
     index(dir.path());
     let none = mcursor(dir.path(), &["status", "--syntax-errors"]);

@@ -3,7 +3,8 @@
 //!
 //! Commit protocol (what makes a killed build harmless):
 //! 0. The text index's new segments are written (`prepare_commit`), unpublished.
-//! 1. `graph-<g+1>.bin` is written under a temporary name, synced and renamed.
+//! 1. `graph-<g+1>.bin` is written under a temporary name, synced and renamed (with the
+//!    facts cache; steps 0 and 1 run side by side and both end before step 2).
 //! 2. The text index commits with `{"generation": g+1}` as its payload. Tantivy swaps its
 //!    `meta.json` by rename, so this is the single commit point for both.
 //! 3. Older graph files are removed, keeping the previous one for readers that opened it.
@@ -541,6 +542,7 @@ fn update(
             mtime_ns: file.mtime_ns,
             hash: info.hash,
             syntax_errors: info.syntax_errors,
+            first_syntax_error: info.first_syntax_error,
             timed_out: info.timed_out,
             symbols: (0, 0),
         };
@@ -685,17 +687,26 @@ fn update(
     };
     trace(&started, "parsed");
     let generation = previous_generation + 1;
-    // Resolution runs after the text index's segments are written, so their indexing
-    // buffers are freed before it needs the memory.
     let (symbols, references) =
         commit_generation(writer, &dir, &started, generation, None, || {
             let (data, memos) = pool.install(|| resolve(&parsed_files, meta));
             trace(&started, "resolved");
-            store::write(&dir, &data, generation)?;
+            // The store is written by one thread, the cache by the others (it encodes
+            // a chunk of entries at a time, so it adds little to the peak).
+            let (graph, cache) = pool.install(|| {
+                rayon::join(
+                    || {
+                        let written = store::write(&dir, &data, generation);
+                        trace(&started, "graph written");
+                        written
+                    },
+                    || cache::write(&dir, &parsed_files, &memos),
+                )
+            });
+            graph?;
+            cache?;
             let counts = (data.symbols.len(), data.refs.len());
             drop(data);
-            trace(&started, "graph written");
-            pool.install(|| cache::write(&dir, &parsed_files, &memos))?;
             known.write_if_changed(&dir, &binary, &touched)?;
             // Freeing a million small allocations takes a while; let it overlap the commit.
             std::thread::spawn(move || drop((parsed_files, memos)));
@@ -908,6 +919,7 @@ impl ReadFile<'_> {
             mtime_ns: self.walked.mtime_ns,
             hash: self.hash,
             syntax_errors: false,
+            first_syntax_error: None,
             timed_out: false,
             symbols: (0, 0),
         }
@@ -1804,6 +1816,7 @@ fn file_row(info: &FileInfo<'_>) -> FileRow {
         mtime_ns: info.mtime_ns,
         hash: info.hash,
         syntax_errors: info.syntax_errors,
+        first_syntax_error: info.first_syntax_error,
         timed_out: info.timed_out,
         symbols: (info.symbols.start, info.symbols.end),
     }
@@ -1927,6 +1940,7 @@ fn parsed_file(
     content: &str,
 ) -> ParsedFile {
     row.syntax_errors = facts.as_ref().is_some_and(|f| f.has_syntax_errors);
+    row.first_syntax_error = facts.as_ref().and_then(|f| f.first_syntax_error);
     row.timed_out = facts.as_ref().is_some_and(|f| f.timed_out);
     let manifest = row.path.rsplit('/').next().unwrap_or(&row.path);
     let package_name = match manifest {
@@ -1986,9 +2000,23 @@ fn commit_generation<T>(
     base: Option<u64>,
     write_generation: impl FnOnce() -> Result<T>,
 ) -> Result<T> {
-    let mut prepared = writer.prepare_commit()?;
-    trace(started, "text segments written");
-    let written = write_generation()?;
+    // Steps 0 and 1 touch different files and are both needed before the commit point:
+    // the text segments are written on their own thread while the caller resolves and
+    // writes the store (serializing segments is mostly one thread's work).
+    let (prepared, written) = std::thread::scope(|scope| {
+        let segments = scope.spawn(|| {
+            let prepared = writer.prepare_commit();
+            trace(started, "text segments written");
+            prepared
+        });
+        let written = write_generation();
+        let prepared = segments
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (prepared, written)
+    });
+    let mut prepared = prepared?;
+    let written = written?;
     prepared.set_payload(&crate::CommitPayload { generation }.to_json());
     prepared.commit()?;
     writer.wait_merging_threads()?;

@@ -28,8 +28,9 @@ use crate::store::FORMAT_VERSION;
 use crate::store::FileRow;
 
 const MAGIC: &[u8; 8] = b"MCURFACT";
-/// The layout of the entries (2: compressed); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 2;
+/// The layout of the entries (2: compressed; 3: with the first syntax error's line); a
+/// cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 3;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -42,6 +43,7 @@ pub(crate) struct CacheEntry {
     pub path: String,
     pub hash: u64,
     pub syntax_errors: bool,
+    pub first_syntax_error: Option<u32>,
     pub timed_out: bool,
     pub facts: Option<CompactFacts>,
     pub package_name: Option<String>,
@@ -55,6 +57,7 @@ struct CacheEntryRef<'a> {
     path: &'a str,
     hash: u64,
     syntax_errors: bool,
+    first_syntax_error: Option<u32>,
     timed_out: bool,
     facts: Option<&'a CompactFacts>,
     package_name: Option<&'a str>,
@@ -66,6 +69,7 @@ impl CacheEntry {
         ParsedFile {
             row: FileRow {
                 syntax_errors: self.syntax_errors,
+                first_syntax_error: self.first_syntax_error,
                 timed_out: self.timed_out,
                 ..row
             },
@@ -255,6 +259,7 @@ fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]
                     path: &file.row.path,
                     hash: file.row.hash,
                     syntax_errors: file.row.syntax_errors,
+                    first_syntax_error: file.row.first_syntax_error,
                     timed_out: file.row.timed_out,
                     facts: file.facts.as_ref(),
                     package_name: file.package_name.as_deref(),
@@ -346,6 +351,7 @@ mod tests {
                 mtime_ns: 1,
                 hash: 7,
                 syntax_errors: false,
+                first_syntax_error: None,
                 timed_out: false,
                 symbols: (0, 0),
             },
@@ -406,6 +412,7 @@ mod tests {
             path: &file.row.path,
             hash: 1,
             syntax_errors: false,
+            first_syntax_error: None,
             timed_out: false,
             facts: file.facts.as_ref(),
             package_name: None,

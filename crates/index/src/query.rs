@@ -320,8 +320,9 @@ pub struct SyntaxErrors {
 #[derive(Debug, Clone, Serialize)]
 pub struct SyntaxErrorFile {
     pub path: String,
-    /// The first line inside a syntax error; `None` when the parse timed out or the file
-    /// could not be read again.
+    /// The first line inside a syntax error; `None` when the parse timed out, the parser
+    /// did not place the error (a missing token it hides), or the file could not be read
+    /// again.
     pub line: Option<u32>,
     pub timed_out: bool,
 }
@@ -1422,20 +1423,36 @@ impl Index {
     }
 
     /// The files indexed from their valid parts only: how many, and the first `limit` by
-    /// path with the first line of their first syntax error (found by parsing them again).
+    /// path with the first line of their first syntax error (recorded by the build; found
+    /// by parsing the file again in an index written before it was recorded).
     pub fn syntax_errors(&self, limit: usize) -> SyntaxErrors {
-        let flagged: Vec<(String, Lang, bool)> = (0..self.store.file_count())
+        struct Flagged {
+            path: String,
+            lang: Lang,
+            recorded: Option<u32>,
+            timed_out: bool,
+        }
+        let flagged: Vec<Flagged> = (0..self.store.file_count())
             .filter_map(|i| self.store.file(i))
             .filter(|f| f.syntax_errors || f.timed_out)
-            .filter_map(|f| Some((f.path.to_owned(), f.lang?, f.timed_out)))
+            .filter_map(|f| {
+                Some(Flagged {
+                    path: f.path.to_owned(),
+                    lang: f.lang?,
+                    recorded: f.first_syntax_error,
+                    timed_out: f.timed_out,
+                })
+            })
             .collect();
-        let first_error = |(path, lang, timed_out): &(String, Lang, bool)| {
-            let line = if *timed_out {
+        let first_error = |file: &Flagged| {
+            let line = if file.timed_out {
                 None
+            } else if file.recorded.is_some() {
+                file.recorded
             } else {
-                read_text(&self.source, path).and_then(|text| {
+                read_text(&self.source, &file.path).and_then(|text| {
                     mcursor_syntax::syntax_error_lines(
-                        *lang,
+                        file.lang,
                         text.as_bytes(),
                         &mcursor_syntax::ParseConfig::default(),
                     )?
@@ -1445,14 +1462,15 @@ impl Index {
                 })
             };
             SyntaxErrorFile {
-                path: path.clone(),
+                path: file.path.clone(),
                 line,
-                timed_out: *timed_out,
+                timed_out: file.timed_out,
             }
         };
         let shown = &flagged[..flagged.len().min(limit)];
-        // Parsing costs far more than reading: in parallel past a few files.
-        let files = if shown.len() < 4 {
+        // Parsing costs far more than reading: in parallel past a few files to parse.
+        let to_parse = shown.iter().filter(|f| f.recorded.is_none()).count();
+        let files = if to_parse < 4 {
             shown.iter().map(first_error).collect()
         } else {
             shown.par_iter().map(first_error).collect()

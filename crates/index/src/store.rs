@@ -170,6 +170,8 @@ pub(crate) struct FileRow {
     pub mtime_ns: i64,
     pub hash: u64,
     pub syntax_errors: bool,
+    /// The line of the first syntax error, when known (see [`FileInfo::first_syntax_error`]).
+    pub first_syntax_error: Option<u32>,
     pub timed_out: bool,
     pub symbols: (u32, u32),
 }
@@ -360,7 +362,8 @@ fn encode_section<'a>(
                 out.extend_from_slice(&[0, 0]);
                 put_u32(&mut out, f.symbols.0);
                 put_u32(&mut out, f.symbols.1);
-                put_u32(&mut out, 0);
+                // 0: no error, or a store written before the line was recorded.
+                put_u32(&mut out, f.first_syntax_error.unwrap_or(0));
                 put_u64(&mut out, f.size);
                 put_u64(&mut out, f.mtime_ns as u64);
                 put_u64(&mut out, f.hash);
@@ -601,6 +604,10 @@ pub struct FileInfo<'a> {
     pub mtime_ns: i64,
     pub hash: u64,
     pub syntax_errors: bool,
+    /// The line (1-based) where the file's first syntax error starts. `None` without
+    /// errors, when the parser did not place the error, and in stores written before the
+    /// line was recorded (where `Index::syntax_errors` parses the file again).
+    pub first_syntax_error: Option<u32>,
     pub timed_out: bool,
     pub symbols: std::ops::Range<u32>,
 }
@@ -802,6 +809,7 @@ impl Layer {
             path: self.string(le_u32(files, at), le_u32(files, at + 4)),
             lang: lang_from_code(files[at + 8]),
             syntax_errors: files[at + 9] & 1 != 0,
+            first_syntax_error: Some(le_u32(files, at + 20)).filter(|&line| line > 0),
             timed_out: files[at + 9] & 2 != 0,
             symbols: start..end.max(start).min(symbol_limit),
             size: le_u64(files, at + 24),
@@ -1591,6 +1599,7 @@ mod tests {
                 mtime_ns: 5,
                 hash: 7,
                 syntax_errors: false,
+                first_syntax_error: None,
                 timed_out: true,
                 symbols: (0, 2),
             }],

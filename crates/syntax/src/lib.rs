@@ -492,6 +492,8 @@ pub struct FileFacts {
     pub diagnostics: Vec<Diagnostic>,
     /// The tree had syntax errors (facts are still extracted from the valid parts).
     pub has_syntax_errors: bool,
+    /// The line (1-based) where the first of them starts, when the tree places it.
+    pub first_syntax_error: Option<u32>,
     /// The parse or the query ran past its deadline; facts are partial or empty.
     pub timed_out: bool,
 }
