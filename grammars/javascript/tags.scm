@@ -75,6 +75,11 @@
 (for_in_statement left: (identifier) @local.definition operator: "of" right: (_) @local.element)
 (for_in_statement left: (identifier) @local.definition)
 
+; What a function returns, for the value of a call of it (crates/syntax/src/family.rs,
+; `ReturnedValues`).
+(return_statement) @function.return
+(yield_expression) @function.yield
+
 ; A function expression's own name is a binding inside it, not a use.
 (function_expression name: (identifier) @ignore.inside)
 

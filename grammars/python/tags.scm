@@ -79,6 +79,10 @@
 (generator_expression (for_in_clause left: (_ (identifier) @local.definition))) @local.hoisted
 (with_item value: (as_pattern alias: (as_pattern_target (identifier) @local.definition)))
 (except_clause (as_pattern alias: (as_pattern_target (identifier) @local.definition)))
+; What a function returns, for the value of a call of it (crates/syntax/src/family.rs,
+; `ReturnedValues`).
+(return_statement) @function.return
+(yield) @function.yield
 (global_statement (identifier) @ignore.inside)
 (nonlocal_statement (identifier) @ignore.inside)
 

@@ -20,6 +20,9 @@
 ;     @local.callee       the function of the call a closure declaring it is passed to
 ;   @ignore.inside      nothing inside this node is a reference (attributes)
 ;   @type.parameter     a type parameter's name (where the receiver pass looks for bounds)
+;   @function.return    a `return` statement, and @function.yield a `yield`: a function
+;                       whose only returned value is one (and that yields nothing) has it
+;                       as its value (Python, JavaScript; crates/syntax/src/family.rs)
 ; The first pattern that captures a node wins, so specific patterns come before generic ones.
 
 ; ---------------------------------------------------------------- containers

@@ -284,6 +284,96 @@ impl Extractor<'_> {
         }
     }
 
+    /// The value of each function that returns exactly one, keyed by the function node's
+    /// id (see [`crate::family::ReturnedValues`]). `scopes` are the functions and
+    /// lambdas among the local scopes; each `return` and `yield` belongs to the innermost
+    /// one around it (found by a sweep in source order: asking tree-sitter for a node's
+    /// parent walks down from the root each time).
+    fn returned_values<'t>(
+        &self,
+        mut scopes: Vec<Node<'t>>,
+        returns: &[Node<'t>],
+        yields: &[Node<'t>],
+    ) -> HashMap<usize, Node<'t>> {
+        let kinds = &self.support.kinds.returns;
+        if returns.is_empty() || kinds.functions.is_empty() {
+            return HashMap::new();
+        }
+        enum Returned<'t> {
+            Nothing,
+            One(Node<'t>),
+            /// Two values, or a `yield`.
+            Unknown,
+        }
+        scopes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+        let mut statements: Vec<(Node<'t>, bool)> = returns
+            .iter()
+            .map(|&n| (n, false))
+            .chain(yields.iter().map(|&n| (n, true)))
+            .collect();
+        statements.sort_by_key(|(n, _)| n.start_byte());
+        let mut functions: HashMap<usize, (Node<'t>, Returned<'t>)> = HashMap::new();
+        // The scopes around the current position, innermost last (scopes nest).
+        let mut open: Vec<Node<'t>> = Vec::new();
+        let mut next_scope = scopes.into_iter().peekable();
+        for (statement, is_yield) in statements {
+            let at = statement.start_byte();
+            while let Some(scope) = next_scope.next_if(|s| s.start_byte() <= at) {
+                while open
+                    .last()
+                    .is_some_and(|o| o.end_byte() <= scope.start_byte())
+                {
+                    open.pop();
+                }
+                open.push(scope);
+            }
+            while open.last().is_some_and(|o| o.end_byte() <= at) {
+                open.pop();
+            }
+            let Some(&owner) = open.last() else {
+                continue;
+            };
+            if !kinds.functions.contains(&owner.kind_id()) {
+                continue;
+            }
+            let mut cursor = statement.walk();
+            // A return's value is its first named child (a comment is an extra).
+            let value = (!is_yield)
+                .then(|| {
+                    statement
+                        .named_children(&mut cursor)
+                        .find(|child| !child.is_extra())
+                })
+                .flatten();
+            let state = &mut functions
+                .entry(owner.id())
+                .or_insert((owner, Returned::Nothing))
+                .1;
+            *state = match (is_yield, value, &*state) {
+                (true, _, _) => Returned::Unknown,
+                // A bare `return`: no value to disagree with.
+                (false, None, _) => continue,
+                (false, Some(value), Returned::Nothing) => Returned::One(value),
+                (false, Some(_), Returned::One(_) | Returned::Unknown) => Returned::Unknown,
+            };
+        }
+        let is_async = |function: Node<'t>| {
+            let mut cursor = function.walk();
+            let keyword = kinds.async_keyword;
+            keyword != 0
+                && function
+                    .children(&mut cursor)
+                    .any(|child| child.kind_id() == keyword)
+        };
+        functions
+            .into_values()
+            .filter_map(|(function, returned)| match returned {
+                Returned::One(value) if !is_async(function) => Some((function.id(), value)),
+                Returned::One(_) | Returned::Nothing | Returned::Unknown => None,
+            })
+            .collect()
+    }
+
     fn run(mut self, root: Node<'_>) {
         let mut definitions: HashMap<usize, Candidate> = HashMap::new();
         let mut references: HashMap<usize, Candidate> = HashMap::new();
@@ -293,6 +383,11 @@ impl Extractor<'_> {
         let mut bindings: HashMap<usize, LocalBinding> = HashMap::new();
         let mut import_nodes: Vec<Node> = Vec::new();
         let mut ignored_ranges: Vec<(usize, usize)> = Vec::new();
+        let returns_kinds = &self.support.kinds.returns;
+        // Functions and lambdas (local scopes), and the `return`s and `yield`s in them.
+        let mut function_scopes: Vec<Node> = Vec::new();
+        let mut returns: Vec<Node> = Vec::new();
+        let mut yields: Vec<Node> = Vec::new();
 
         let mut cursor = QueryCursor::new();
         // Bounds the memory of in-progress matches on pathological inputs.
@@ -328,7 +423,10 @@ impl Extractor<'_> {
                     CaptureRole::DeclaredType => declared.ty = Some(capture.node),
                     CaptureRole::DeclaredValue => declared.value = Some(capture.node),
                     CaptureRole::LocalScope => {
-                        local_scopes.push((capture.node.start_byte(), capture.node.end_byte()))
+                        local_scopes.push((capture.node.start_byte(), capture.node.end_byte()));
+                        if returns_kinds.is_function_like(capture.node.kind_id()) {
+                            function_scopes.push(capture.node);
+                        }
                     }
                     CaptureRole::LocalDefinition => local = Some(capture.node),
                     CaptureRole::LocalType => source = BindingSource::Type(capture.node),
@@ -358,6 +456,8 @@ impl Extractor<'_> {
                     CaptureRole::IgnoreInside => {
                         ignored_ranges.push((capture.node.start_byte(), capture.node.end_byte()))
                     }
+                    CaptureRole::FunctionReturn => returns.push(capture.node),
+                    CaptureRole::FunctionYield => yields.push(capture.node),
                     CaptureRole::TypeParameter => {
                         self.type_parameters
                             .insert(self.text(capture.node).into_owned());
@@ -482,6 +582,14 @@ impl Extractor<'_> {
         self.facts.imports = collect_imports(lang, &import_nodes, self.source);
 
         let mut definitions: Vec<Candidate> = definitions.into_values().collect();
+        let returned = self.returned_values(function_scopes, &returns, &yields);
+        for d in &mut definitions {
+            if d.declared.value.is_none()
+                && let Some(&value) = returned.get(&d.node.id())
+            {
+                d.declared.value = Some(value);
+            }
+        }
         let file_scope_only = &self.support.file_scope_only;
         if file_scope_only.iter().any(|&only| only) {
             let scopes = outermost_ranges(local_scopes.clone());
@@ -1214,6 +1322,67 @@ fn truncate_chars(mut text: String, max: usize) -> String {
 mod tests {
     use super::*;
     use crate::{Lang, ParseConfig};
+
+    /// A function's value is its one returned value: not with two, a `yield`, `async`,
+    /// or when the return belongs to a nested function or lambda.
+    #[test]
+    fn a_function_with_one_returned_value_has_it_as_its_value() {
+        let cases: &[(Lang, &str, Option<&str>)] = &[
+            (
+                Lang::Python,
+                "def f():\n    return Session()\n",
+                Some("Session()"),
+            ),
+            // A bare return, and a comment after the value, change nothing.
+            (
+                Lang::Python,
+                "def f(x):\n    if x:\n        return\n    return Session()  # new\n",
+                Some("Session()"),
+            ),
+            (
+                Lang::Python,
+                "def f(x):\n    if x:\n        return A()\n    return B()\n",
+                None,
+            ),
+            (
+                Lang::Python,
+                "def f():\n    yield 1\n    return A()\n",
+                None,
+            ),
+            (Lang::Python, "async def f():\n    return A()\n", None),
+            (
+                Lang::Python,
+                "def f():\n    def g():\n        return A()\n    return g\n",
+                Some("g"),
+            ),
+            (Lang::Python, "def f():\n    g = lambda: A()\n", None),
+            (
+                Lang::JavaScript,
+                "function f() {\n  [1].map(function (x) { return x; });\n  return new A();\n}\n",
+                Some("<A>"),
+            ),
+            (
+                Lang::JavaScript,
+                "function f() {\n  const g = () => { return 1; };\n  return new A();\n}\n",
+                Some("<A>"),
+            ),
+            (
+                Lang::JavaScript,
+                "async function f() {\n  return new A();\n}\n",
+                None,
+            ),
+        ];
+        for (lang, source, expected) in cases {
+            let facts = parse_source(*lang, source.as_bytes(), &ParseConfig::default());
+            let f = facts
+                .definitions
+                .iter()
+                .find(|d| d.name == "f")
+                .expect("f is defined");
+            let value = f.value.as_ref().map(crate::describe_chain);
+            assert_eq!(value.as_deref(), *expected, "{source}");
+        }
+    }
 
     /// The recorded line is where the first region `syntax_error_lines` finds starts.
     #[test]

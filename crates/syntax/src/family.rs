@@ -185,6 +185,9 @@ pub(crate) struct FamilySyntax {
     /// Function values (`() => ...`): the field of their return type, for variables
     /// initialized with one.
     pub function_values: &'static [Inner],
+    /// Functions that declare no return type but return one value: its type is what a
+    /// call of them gives (`def make(): return Session()`).
+    pub returned_values: ReturnedValues,
     /// Functions and methods: the field of their parameter list.
     pub parameter_lists: &'static [Inner],
     /// Parameter lists of closures and callbacks (`|a, b|`, `(a, b) =>`).
@@ -210,6 +213,32 @@ pub(crate) struct FamilySyntax {
     /// of `method_calls`' kinds; its arguments are in its `arguments` field.
     pub mixin_calls: &'static [&'static str],
 }
+
+/// Functions whose value is what they return. A function qualifies when its one
+/// `return` with a value (`@function.return` in the query, outside nested functions) is
+/// the only one, and it is neither a generator (`@function.yield`) nor asynchronous: a
+/// call of it then gives that value. Several returns may disagree (`if a: return A()`
+/// ... `return B()`), and a generator's or coroutine's call gives something else, so
+/// those stay unknown.
+pub(crate) struct ReturnedValues {
+    /// Function node kinds whose value may be their returned value.
+    pub functions: &'static [&'static str],
+    /// Other nodes whose `return`s and `yield`s are their own (lambdas, arrow functions,
+    /// generator functions): they belong to no function above them. These and the
+    /// functions must be `@local.scope`s of the family's queries, where extraction finds
+    /// them.
+    pub scopes: &'static [&'static str],
+    /// The keyword child that makes a function asynchronous (`async`).
+    pub async_keyword: &'static str,
+}
+
+/// For families whose functions declare their types or return nothing the receiver
+/// pass reads: no function's value is taken from its returns.
+pub(crate) const NO_RETURNED_VALUES: ReturnedValues = ReturnedValues {
+    functions: &[],
+    scopes: &[],
+    async_keyword: "",
+};
 
 /// How one kind of container names its type and its supertypes.
 pub(crate) struct ContainerSyntax {
@@ -311,6 +340,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[
         inner("function_item", "parameters"),
         inner("function_signature_item", "parameters"),
@@ -451,6 +481,20 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
         inner("arrow_function", "return_type"),
         inner("function_expression", "return_type"),
     ],
+    // JavaScript's functions, and TypeScript's that declare no return type.
+    returned_values: ReturnedValues {
+        functions: &[
+            "function_declaration",
+            "function_expression",
+            "method_definition",
+        ],
+        scopes: &[
+            "generator_function_declaration",
+            "generator_function",
+            "arrow_function",
+        ],
+        async_keyword: "async",
+    },
     parameter_lists: &[
         inner("function_declaration", "parameters"),
         inner("generator_function_declaration", "parameters"),
@@ -534,6 +578,40 @@ pub(crate) struct FamilyKinds {
     roles: Vec<NodeRole>,
     /// Interned field ids of every field name the tables use (0: none).
     fields: Vec<(&'static str, u16)>,
+    pub returns: ReturnKinds,
+}
+
+/// [`ReturnedValues`]' node kinds as this grammar's ids (0: the family has none).
+pub(crate) struct ReturnKinds {
+    pub functions: Vec<u16>,
+    pub scopes: Vec<u16>,
+    /// An anonymous keyword token.
+    pub async_keyword: u16,
+}
+
+impl ReturnKinds {
+    /// A function or a lambda: a node whose `return`s are its own.
+    pub fn is_function_like(&self, kind: u16) -> bool {
+        self.functions.contains(&kind) || self.scopes.contains(&kind)
+    }
+
+    fn new(returns: &ReturnedValues, language: &Language) -> Self {
+        let named = |kinds: &[&str]| {
+            kinds
+                .iter()
+                .map(|kind| language.id_for_node_kind(kind, true))
+                .filter(|&id| id != 0)
+                .collect()
+        };
+        Self {
+            functions: named(returns.functions),
+            scopes: named(returns.scopes),
+            async_keyword: match returns.async_keyword {
+                "" => 0,
+                keyword => language.id_for_node_kind(keyword, false),
+            },
+        }
+    }
 }
 
 impl FamilyKinds {
@@ -667,6 +745,7 @@ impl FamilyKinds {
             syntax,
             roles,
             fields,
+            returns: ReturnKinds::new(&syntax.returned_values, language),
         }
     }
 
@@ -764,6 +843,11 @@ pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[inner("assignment", "right")],
     function_values: &[],
+    returned_values: ReturnedValues {
+        functions: &["function_definition"],
+        scopes: &["lambda"],
+        async_keyword: "async",
+    },
     parameter_lists: &[inner("function_definition", "parameters")],
     parameters: &[
         inner("typed_parameter", "type"),
@@ -876,6 +960,7 @@ pub(crate) static GO: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[inner("var_spec", "value"), inner("const_spec", "value")],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[
         inner("function_declaration", "parameters"),
         inner("method_declaration", "parameters"),
@@ -1001,6 +1086,7 @@ pub(crate) static JAVA: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[
         inner("method_declaration", "parameters"),
         inner("constructor_declaration", "parameters"),
@@ -1126,6 +1212,7 @@ pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[
         inner("method_declaration", "parameters"),
         inner("constructor_declaration", "parameters"),
@@ -1256,6 +1343,7 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[],
     parameters: &[inner("parameter_declaration", "type")],
     untyped_parameters: &[],
@@ -1383,6 +1471,7 @@ pub(crate) static PHP: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[
         inner("method_declaration", "parameters"),
         inner("function_definition", "parameters"),
@@ -1482,6 +1571,7 @@ pub(crate) static RUBY: FamilySyntax = FamilySyntax {
     definition_types: &[],
     definition_values: &[inner("assignment", "right")],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[],
     parameters: &[],
     untyped_parameters: &[],
@@ -1609,6 +1699,7 @@ pub(crate) static KOTLIN: FamilySyntax = FamilySyntax {
     definition_types: &[],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[],
     parameters: &[],
     untyped_parameters: &[],
@@ -1685,6 +1776,7 @@ const UNTYPED: FamilySyntax = FamilySyntax {
     definition_types: &[],
     definition_values: &[],
     function_values: &[],
+    returned_values: NO_RETURNED_VALUES,
     parameter_lists: &[],
     parameters: &[],
     untyped_parameters: &[],

@@ -822,7 +822,7 @@ fn line_is_cpp(code: &str) -> bool {
 
 /// Bumped whenever extraction code (not a query file) changes what it produces, so
 /// indexes built by older rules are rebuilt (see [`extraction_fingerprint`]).
-const EXTRACTION_REVISION: u32 = 3;
+const EXTRACTION_REVISION: u32 = 4;
 
 impl Lang {
     pub const ALL: [Lang; LANGUAGE_COUNT] = [
@@ -1022,6 +1022,11 @@ pub(crate) enum CaptureRole {
     LocalHoisted,
     /// Nothing inside this node is a reference (Rust attributes).
     IgnoreInside,
+    /// A `return` statement: its function's value, when it is the function's only one
+    /// (see [`crate::family::ReturnedValues`]).
+    FunctionReturn,
+    /// A `yield`: its function is a generator, whose call gives no returned value.
+    FunctionYield,
     /// The name of a type parameter declared somewhere in the file: only such names are
     /// looked up among the enclosing items' type parameters.
     TypeParameter,
@@ -1065,6 +1070,8 @@ impl CaptureRole {
             "local.callee" => CaptureRole::LocalCallee,
             "local.constructed" => CaptureRole::LocalConstructed,
             "ignore.inside" => CaptureRole::IgnoreInside,
+            "function.return" => CaptureRole::FunctionReturn,
+            "function.yield" => CaptureRole::FunctionYield,
             "type.parameter" => CaptureRole::TypeParameter,
             "import" => CaptureRole::Import,
             "export.default" => CaptureRole::ExportDefault,

@@ -243,6 +243,13 @@ trait FamilyResolver: Sync {
     fn derived_member(&self, _member: &str) -> Option<types::Spec> {
         None
     }
+
+    /// Members that answer for any name a type does not declare (Python's
+    /// `__getattr__`): a type that has one lacks no member, so a use of a name it does not
+    /// declare is a name match instead of dropped. (The default: none.)
+    fn any_member_hooks(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 impl Tables<'_> {

@@ -484,6 +484,10 @@ impl FamilyResolver for PythonTables {
         PythonTables::module_member(self, t, fid, name)
     }
 
+    fn any_member_hooks(&self) -> &'static [&'static str] {
+        &["__getattr__", "__getattribute__"]
+    }
+
     fn outside_member(&self, ty: &str, member: &str) -> OutsideMember {
         use OutsideMember::{Known, NotKnown};
         match (ty, member) {

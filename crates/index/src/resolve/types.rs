@@ -401,7 +401,16 @@ impl TypeIndex {
                 if let Some(found) = self.blanket_members.get(&name_id).and_then(|l| best(l)) {
                     return found;
                 }
-                if complete {
+                // A type that answers any name (`__getattr__`) lacks no member.
+                let answers_any = || {
+                    t.resolver(family).any_member_hooks().iter().any(|hook| {
+                        t.by_name.get(hook).is_some_and(|&(hook_id, _)| {
+                            seen.iter()
+                                .any(|&sid| !self.members_named(sid, hook_id).is_empty())
+                        })
+                    })
+                };
+                if complete && !answers_any() {
                     Lookup::Absent
                 } else {
                     Lookup::Unknown
@@ -1103,11 +1112,15 @@ impl Tables<'_> {
             let found = self.module_member(*fid, name);
             return match found.first() {
                 Some(&sid) => match (kind, self.symbols[sid as usize].kind) {
-                    // `m.Foo` used as a value: the class; `m.f()`: what f returns.
+                    // `m.Foo` used as a value: the class; `m.f()`: what f returns; `m.f`
+                    // not called: a function value, as a function named by its path.
                     (
                         RefKind::Field,
                         SymbolKind::Class | SymbolKind::Interface | SymbolKind::Enum,
                     ) => Ty::Repo(sid),
+                    (RefKind::Field, SymbolKind::Function | SymbolKind::Method) => {
+                        Ty::Outside("function".to_owned(), Vec::new())
+                    }
                     _ => self.symbol_value_type(family, sid, None),
                 },
                 None => Ty::Unknown,
