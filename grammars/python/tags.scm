@@ -8,6 +8,9 @@
 
 ; --------------------------------------------------------------- definitions
 (class_definition name: (identifier) @name) @definition.class
+; A property (`@property`, `@cached_property`, `@functools.cached_property`) is read as a
+; field: its value is what its getter returns. Its setter stays a method.
+(class_definition body: (block (decorated_definition (decorator [(identifier) @_property (attribute attribute: (identifier) @_property)]) definition: (function_definition name: (identifier) @name) @definition.field) (#any-of? @_property "property" "cached_property")))
 ; A `def` directly in a class body (decorated or not) is a method.
 (class_definition body: (block (function_definition name: (identifier) @name) @definition.method))
 (class_definition body: (block (decorated_definition definition: (function_definition name: (identifier) @name) @definition.method)))
