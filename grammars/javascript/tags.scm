@@ -14,6 +14,9 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 (class_declaration name: (_) @name) @definition.class
+; A getter is read as a field: its value is its declared or returned type. (Its setter
+; stays a method.)
+(method_definition "get" name: [(property_identifier) (private_property_identifier)] @name) @definition.field
 (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.method
 
 ; CommonJS: `X.prototype.m = function`, `obj.m = function`, `exports.f = function`,
