@@ -120,6 +120,10 @@ pub(crate) struct FamilySyntax {
     /// Identifiers that stand for the instance a method runs on, where the language
     /// makes it a parameter by convention (Python's `self`) rather than a keyword.
     pub self_names: &'static [&'static str],
+    /// Identifiers that stand for the class a method runs on, by convention (Python's
+    /// `cls` in a class method): calling one makes an instance of it, so `cls(...)` is
+    /// what `self` is, and `cls.create()` a member of the class.
+    pub class_names: &'static [&'static str],
     /// `super`.
     pub super_values: &'static [&'static str],
     /// Functions whose call stands for `super` (Python's `super()`).
@@ -288,6 +292,7 @@ pub(crate) static RUST: FamilySyntax = FamilySyntax {
     constructions: &[inner("struct_expression", "name")],
     self_values: &["self"],
     self_names: &[],
+    class_names: &[],
     super_values: &[],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -409,6 +414,7 @@ pub(crate) static ECMA: FamilySyntax = FamilySyntax {
     constructions: &[inner("new_expression", "constructor")],
     self_values: &["this"],
     self_names: &[],
+    class_names: &[],
     super_values: &["super"],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -793,6 +799,7 @@ pub(crate) static PYTHON: FamilySyntax = FamilySyntax {
     constructions: &[],
     self_values: &[],
     self_names: &["self"],
+    class_names: &["cls"],
     super_values: &[],
     super_calls: &["super"],
     identifiers: &["identifier"],
@@ -909,6 +916,7 @@ pub(crate) static GO: FamilySyntax = FamilySyntax {
     constructions: &[inner("composite_literal", "type")],
     self_values: &[],
     self_names: &[],
+    class_names: &[],
     super_values: &[],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -1036,6 +1044,7 @@ pub(crate) static JAVA: FamilySyntax = FamilySyntax {
     constructions: &[inner("object_creation_expression", "type")],
     self_values: &["this"],
     self_names: &[],
+    class_names: &[],
     super_values: &["super"],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -1159,6 +1168,7 @@ pub(crate) static CSHARP: FamilySyntax = FamilySyntax {
     ],
     self_values: &["this"],
     self_names: &[],
+    class_names: &[],
     super_values: &["base"],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -1287,6 +1297,7 @@ pub(crate) static C: FamilySyntax = FamilySyntax {
     ],
     self_values: &["this"],
     self_names: &[],
+    class_names: &[],
     super_values: &[],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -1423,6 +1434,7 @@ pub(crate) static PHP: FamilySyntax = FamilySyntax {
     constructions: &[inner("object_creation_expression", "")],
     self_values: &[],
     self_names: &["$this"],
+    class_names: &[],
     super_values: &[],
     super_calls: &[],
     identifiers: &["variable_name", "name"],
@@ -1530,6 +1542,7 @@ pub(crate) static RUBY: FamilySyntax = FamilySyntax {
     constructions: &[],
     self_values: &["self"],
     self_names: &[],
+    class_names: &[],
     super_values: &["super"],
     super_calls: &[],
     identifiers: &["identifier", "constant", "instance_variable"],
@@ -1651,6 +1664,7 @@ pub(crate) static KOTLIN: FamilySyntax = FamilySyntax {
     constructions: &[],
     self_values: &["this_expression"],
     self_names: &[],
+    class_names: &[],
     super_values: &["super_expression"],
     super_calls: &[],
     identifiers: &["identifier"],
@@ -1745,6 +1759,7 @@ const UNTYPED: FamilySyntax = FamilySyntax {
     constructions: &[],
     self_values: &[],
     self_names: &[],
+    class_names: &[],
     super_values: &[],
     super_calls: &[],
     identifiers: &[],

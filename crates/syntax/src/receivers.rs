@@ -479,6 +479,14 @@ impl<'a> Converter<'a> {
         local: &dyn Fn(&str) -> Option<ValueChain>,
     ) -> ValueChain {
         let syntax = self.kinds.syntax;
+        // `cls` is the class where nothing else bound it (a class method's parameter says
+        // nothing; `cls = SimpleView` does).
+        let names_class = |name: &str| {
+            syntax.class_names.contains(&name)
+                && local(name).is_none_or(|bound| {
+                    matches!(bound.root, ValueRoot::Unknown) && bound.steps.is_empty()
+                })
+        };
         let mut reversed: Vec<ValueStep> = Vec::new();
         let mut node = node;
         let root = loop {
@@ -532,6 +540,10 @@ impl<'a> Converter<'a> {
                             if syntax.super_calls.contains(&&*self.text(callee)) =>
                         {
                             break ValueRoot::Super;
+                        }
+                        // `cls(...)`: an instance of the class, what `self` is.
+                        NodeRole::Identifier if names_class(&self.text(callee)) => {
+                            break ValueRoot::SelfValue;
                         }
                         NodeRole::Identifier => {
                             let name = self.text(callee);
@@ -587,7 +599,10 @@ impl<'a> Converter<'a> {
                 }
                 NodeRole::SelfValue => break ValueRoot::SelfValue,
                 NodeRole::SuperValue => break ValueRoot::Super,
-                NodeRole::Identifier if syntax.self_names.contains(&&*self.text(node)) => {
+                NodeRole::Identifier
+                    if syntax.self_names.contains(&&*self.text(node))
+                        || names_class(&self.text(node)) =>
+                {
                     break ValueRoot::SelfValue;
                 }
                 NodeRole::Identifier => {
