@@ -85,6 +85,11 @@
 (named_type (name) @_builtin (#any-of? @_builtin "self" "static" "parent")) @ignore.inside
 
 ; -------------------------------------------------------------------- locals
+; What a function returns, for the value of a call of it (crates/syntax/src/family.rs,
+; `ReturnedValues`).
+(return_statement) @function.return
+(yield_expression) @function.yield
+
 ; PHP variables live for the whole function (blocks are no scopes); top-level code is the
 ; file's scope.
 (function_definition) @local.scope

@@ -1483,7 +1483,12 @@ pub(crate) static PHP: FamilySyntax = FamilySyntax {
     ],
     definition_values: &[],
     function_values: &[],
-    returned_values: NO_RETURNED_VALUES,
+    // Functions and methods without a return type (older code declares none).
+    returned_values: ReturnedValues {
+        functions: &["function_definition", "method_declaration"],
+        scopes: &["anonymous_function", "arrow_function"],
+        async_keyword: "",
+    },
     parameter_lists: &[
         inner("method_declaration", "parameters"),
         inner("function_definition", "parameters"),
