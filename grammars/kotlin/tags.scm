@@ -29,9 +29,14 @@
 ; type follows the parameters.
 (class_body (function_declaration name: (identifier) @name (function_value_parameters) . [(user_type) (nullable_type) (function_type) (parenthesized_type) (non_nullable_type)] @declared.type) @definition.method)
 (enum_class_body (function_declaration name: (identifier) @name (function_value_parameters) . [(user_type) (nullable_type) (function_type) (parenthesized_type) (non_nullable_type)] @declared.type) @definition.method)
+; A function whose body is an expression (`fun make() = Session()`) without a declared
+; type has that expression's value.
+(class_body (function_declaration name: (identifier) @name (function_body (expression) @declared.value)) @definition.method)
+(enum_class_body (function_declaration name: (identifier) @name (function_body (expression) @declared.value)) @definition.method)
 (class_body (function_declaration name: (identifier) @name) @definition.method)
 (enum_class_body (function_declaration name: (identifier) @name) @definition.method)
 (function_declaration name: (identifier) @name (function_value_parameters) . [(user_type) (nullable_type) (function_type) (parenthesized_type) (non_nullable_type)] @declared.type) @definition.function
+(function_declaration name: (identifier) @name (function_body (expression) @declared.value)) @definition.function
 (function_declaration name: (identifier) @name) @definition.function
 
 ; Properties of a class or object, and constructor parameters declared `val`/`var`.
