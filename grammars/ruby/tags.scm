@@ -42,6 +42,12 @@
 (call method: (identifier) @_require (#any-of? @_require "require" "require_relative")) @ignore.inside
 
 ; -------------------------------------------------------------------- locals
+; What a method returns, for the value of a call of it (crates/syntax/src/family.rs,
+; `ReturnedValues`): its `return`s and its last expression.
+(return) @function.return
+(method body: (body_statement (_) @function.result .))
+(singleton_method body: (body_statement (_) @function.result .))
+
 (method) @local.scope
 (singleton_method) @local.scope
 (block) @local.scope

@@ -20,9 +20,10 @@
 ;     @local.callee       the function of the call a closure declaring it is passed to
 ;   @ignore.inside      nothing inside this node is a reference (attributes)
 ;   @type.parameter     a type parameter's name (where the receiver pass looks for bounds)
-;   @function.return    a `return` statement, and @function.yield a `yield`: a function
-;                       whose only returned value is one (and that yields nothing) has it
-;                       as its value (Python, JavaScript; crates/syntax/src/family.rs)
+;   @function.return    a `return` statement, @function.yield a `yield`, and
+;   @function.result    a value returned without `return` (Ruby's last expression): a
+;                       function whose only returned value is one (and that yields
+;                       nothing) has it as its value (crates/syntax/src/family.rs)
 ; The first pattern that captures a node wins, so specific patterns come before generic ones.
 
 ; ---------------------------------------------------------------- containers

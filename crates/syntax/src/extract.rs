@@ -286,18 +286,26 @@ impl Extractor<'_> {
 
     /// The value of each function that returns exactly one, keyed by the function node's
     /// id (see [`crate::family::ReturnedValues`]). `scopes` are the functions and
-    /// lambdas among the local scopes; each `return` and `yield` belongs to the innermost
-    /// one around it (found by a sweep in source order: asking tree-sitter for a node's
-    /// parent walks down from the root each time).
+    /// lambdas among the local scopes; each `return`, `yield` and implicit result belongs
+    /// to the innermost one around it (found by a sweep in source order: asking
+    /// tree-sitter for a node's parent walks down from the root each time).
     fn returned_values<'t>(
         &self,
         mut scopes: Vec<Node<'t>>,
         returns: &[Node<'t>],
         yields: &[Node<'t>],
+        results: &[Node<'t>],
     ) -> HashMap<usize, Node<'t>> {
         let kinds = &self.support.kinds.returns;
-        if returns.is_empty() || kinds.functions.is_empty() {
+        if (returns.is_empty() && results.is_empty()) || kinds.functions.is_empty() {
             return HashMap::new();
+        }
+        #[derive(Clone, Copy)]
+        enum Statement {
+            Return,
+            Yield,
+            /// The node is the value itself.
+            Result,
         }
         enum Returned<'t> {
             Nothing,
@@ -306,17 +314,18 @@ impl Extractor<'_> {
             Unknown,
         }
         scopes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-        let mut statements: Vec<(Node<'t>, bool)> = returns
+        let mut statements: Vec<(Node<'t>, Statement)> = returns
             .iter()
-            .map(|&n| (n, false))
-            .chain(yields.iter().map(|&n| (n, true)))
+            .map(|&n| (n, Statement::Return))
+            .chain(yields.iter().map(|&n| (n, Statement::Yield)))
+            .chain(results.iter().map(|&n| (n, Statement::Result)))
             .collect();
         statements.sort_by_key(|(n, _)| n.start_byte());
         let mut functions: HashMap<usize, (Node<'t>, Returned<'t>)> = HashMap::new();
         // The scopes around the current position, innermost last (scopes nest).
         let mut open: Vec<Node<'t>> = Vec::new();
         let mut next_scope = scopes.into_iter().peekable();
-        for (statement, is_yield) in statements {
+        for (statement, what) in statements {
             let at = statement.start_byte();
             while let Some(scope) = next_scope.next_if(|s| s.start_byte() <= at) {
                 while open
@@ -338,23 +347,36 @@ impl Extractor<'_> {
             }
             let mut cursor = statement.walk();
             // A return's value is its first named child (a comment is an extra).
-            let value = (!is_yield)
-                .then(|| {
-                    statement
-                        .named_children(&mut cursor)
-                        .find(|child| !child.is_extra())
-                })
-                .flatten();
+            let value = match what {
+                Statement::Return => statement
+                    .named_children(&mut cursor)
+                    .find(|child| !child.is_extra()),
+                // The last named child may be a comment after the last expression.
+                Statement::Result => {
+                    let mut last = Some(statement);
+                    while let Some(comment) = last.filter(|n| n.is_extra()) {
+                        last = comment.prev_named_sibling();
+                    }
+                    last
+                }
+                Statement::Yield => None,
+            };
             let state = &mut functions
                 .entry(owner.id())
                 .or_insert((owner, Returned::Nothing))
                 .1;
-            *state = match (is_yield, value, &*state) {
-                (true, _, _) => Returned::Unknown,
+            *state = match (what, value, &*state) {
+                (Statement::Yield, _, _) => Returned::Unknown,
                 // A bare `return`: no value to disagree with.
-                (false, None, _) => continue,
-                (false, Some(value), Returned::Nothing) => Returned::One(value),
-                (false, Some(_), Returned::One(_) | Returned::Unknown) => Returned::Unknown,
+                (Statement::Return | Statement::Result, None, _) => continue,
+                (Statement::Return | Statement::Result, Some(value), Returned::Nothing) => {
+                    Returned::One(value)
+                }
+                (
+                    Statement::Return | Statement::Result,
+                    Some(_),
+                    Returned::One(_) | Returned::Unknown,
+                ) => Returned::Unknown,
             };
         }
         let is_async = |function: Node<'t>| {
@@ -388,6 +410,7 @@ impl Extractor<'_> {
         let mut function_scopes: Vec<Node> = Vec::new();
         let mut returns: Vec<Node> = Vec::new();
         let mut yields: Vec<Node> = Vec::new();
+        let mut results: Vec<Node> = Vec::new();
 
         let mut cursor = QueryCursor::new();
         // Bounds the memory of in-progress matches on pathological inputs.
@@ -458,6 +481,7 @@ impl Extractor<'_> {
                     }
                     CaptureRole::FunctionReturn => returns.push(capture.node),
                     CaptureRole::FunctionYield => yields.push(capture.node),
+                    CaptureRole::FunctionResult => results.push(capture.node),
                     CaptureRole::TypeParameter => {
                         self.type_parameters
                             .insert(self.text(capture.node).into_owned());
@@ -582,7 +606,7 @@ impl Extractor<'_> {
         self.facts.imports = collect_imports(lang, &import_nodes, self.source);
 
         let mut definitions: Vec<Candidate> = definitions.into_values().collect();
-        let returned = self.returned_values(function_scopes, &returns, &yields);
+        let returned = self.returned_values(function_scopes, &returns, &yields, &results);
         for d in &mut definitions {
             if d.declared.value.is_none()
                 && let Some(&value) = returned.get(&d.node.id())

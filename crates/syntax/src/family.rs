@@ -1589,7 +1589,13 @@ pub(crate) static RUBY: FamilySyntax = FamilySyntax {
     definition_types: &[],
     definition_values: &[inner("assignment", "right")],
     function_values: &[],
-    returned_values: NO_RETURNED_VALUES,
+    // A method's last expression is its value (a block's `return` leaves the method; a
+    // lambda's is its own). Ruby's `yield` calls a block: no generator.
+    returned_values: ReturnedValues {
+        functions: &["method", "singleton_method"],
+        scopes: &["lambda"],
+        async_keyword: "",
+    },
     parameter_lists: &[],
     parameters: &[],
     untyped_parameters: &[],

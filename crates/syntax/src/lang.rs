@@ -1027,6 +1027,8 @@ pub(crate) enum CaptureRole {
     FunctionReturn,
     /// A `yield`: its function is a generator, whose call gives no returned value.
     FunctionYield,
+    /// A value the function returns without a `return` (Ruby's last expression).
+    FunctionResult,
     /// The name of a type parameter declared somewhere in the file: only such names are
     /// looked up among the enclosing items' type parameters.
     TypeParameter,
@@ -1072,6 +1074,7 @@ impl CaptureRole {
             "ignore.inside" => CaptureRole::IgnoreInside,
             "function.return" => CaptureRole::FunctionReturn,
             "function.yield" => CaptureRole::FunctionYield,
+            "function.result" => CaptureRole::FunctionResult,
             "type.parameter" => CaptureRole::TypeParameter,
             "import" => CaptureRole::Import,
             "export.default" => CaptureRole::ExportDefault,

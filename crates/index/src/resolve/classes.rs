@@ -703,6 +703,13 @@ impl ClassTables {
 }
 
 impl FamilyResolver for ClassTables {
+    fn bare_name_calls(&self) -> bool {
+        match self.dialect {
+            Dialect::Ruby => true,
+            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Kotlin => false,
+        }
+    }
+
     fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
         match self.dialect {
             Dialect::Java | Dialect::CSharp | Dialect::Ruby | Dialect::Kotlin => {

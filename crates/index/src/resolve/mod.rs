@@ -244,6 +244,13 @@ trait FamilyResolver: Sync {
         None
     }
 
+    /// Whether a function or method named without arguments is called (Ruby's
+    /// `make_session.send`): its value is what it returns, not the function. (The
+    /// default: no, it is a function value.)
+    fn bare_name_calls(&self) -> bool {
+        false
+    }
+
     /// Members that answer for any name a type does not declare (Python's
     /// `__getattr__`): a type that has one lacks no member, so a use of a name it does not
     /// declare is a name match instead of dropped. (The default: none.)

@@ -1025,6 +1025,10 @@ impl Tables<'_> {
             ValueRoot::Path(path) => match resolver.value_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
                     Some(&sid) => match self.symbols[sid as usize].kind {
+                        // Ruby calls a method it names without arguments.
+                        SymbolKind::Function | SymbolKind::Method if resolver.bare_name_calls() => {
+                            self.symbol_value_type(family, sid, None)
+                        }
                         // A function used as a value (`ws.span()`, a parser combinator):
                         // its members are outside traits' (blanket impls for functions).
                         SymbolKind::Function | SymbolKind::Method => {
@@ -1038,6 +1042,13 @@ impl Tables<'_> {
                 },
                 Named::Outside(name) => Ty::Outside(name, Vec::new()),
                 Named::Module(fid) => Ty::Module(fid),
+                // Ruby's bare `make` in a method is `self.make`.
+                Named::Unknown if resolver.bare_name_calls() && path.len() == 1 => {
+                    let own = at
+                        .enclosing
+                        .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d));
+                    self.member_type(family, &own, &path[0], RefKind::Call)
+                }
                 Named::Unknown => Ty::Unknown,
             },
             ValueRoot::Call(path) => match resolver.call_path(self, at, path) {
