@@ -710,6 +710,13 @@ impl FamilyResolver for ClassTables {
         }
     }
 
+    fn accessor_field(&self, method: &str) -> Option<String> {
+        match self.dialect {
+            Dialect::Ruby => Some(format!("@{method}")),
+            Dialect::Java | Dialect::CSharp | Dialect::Php | Dialect::Kotlin => None,
+        }
+    }
+
     fn resolve_use(&self, t: &Tables, u: &Use) -> Outcome {
         match self.dialect {
             Dialect::Java | Dialect::CSharp | Dialect::Ruby | Dialect::Kotlin => {

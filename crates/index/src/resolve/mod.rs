@@ -251,6 +251,12 @@ trait FamilyResolver: Sync {
         false
     }
 
+    /// The field a method that declares and returns nothing readable stands for (Ruby's
+    /// `attr_reader :clock` reads `@clock`). (The default: none.)
+    fn accessor_field(&self, _method: &str) -> Option<String> {
+        None
+    }
+
     /// Members that answer for any name a type does not declare (Python's
     /// `__getattr__`): a type that has one lacks no member, so a use of a name it does not
     /// declare is a name match instead of dropped. (The default: none.)

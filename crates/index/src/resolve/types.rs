@@ -980,6 +980,16 @@ impl Tables<'_> {
                 | SymbolKind::Interface
                 | SymbolKind::Trait => Ty::Repo(sid),
                 SymbolKind::EnumVariant => self.container_ty(fid, facts, d),
+                // An attribute reader (Ruby's `attr_reader :clock`): its field's value.
+                SymbolKind::Function | SymbolKind::Method => {
+                    match self.resolver(family).accessor_field(facts.name(d)) {
+                        Some(field) => {
+                            let owner = self.container_ty(fid, facts, d);
+                            self.member_type(family, &owner, &field, RefKind::Field)
+                        }
+                        None => Ty::Unknown,
+                    }
+                }
                 _ => Ty::Unknown,
             },
         };
