@@ -189,6 +189,17 @@ fn inside(ranges: &[(usize, usize)], pos: usize) -> bool {
     i > 0 && ranges[i - 1].1 > pos
 }
 
+/// What a statement the query captured tells about its function's value.
+#[derive(Clone, Copy)]
+enum FunctionStatement {
+    /// `return` (its value is its first named child, if any).
+    Return,
+    /// `yield`: the function is a generator.
+    Yield,
+    /// A value returned without `return` (the node is the value).
+    Result,
+}
+
 struct Candidate<'tree> {
     pattern: usize,
     role: CaptureRole,
@@ -286,26 +297,17 @@ impl Extractor<'_> {
 
     /// The value of each function that returns exactly one, keyed by the function node's
     /// id (see [`crate::family::ReturnedValues`]). `scopes` are the functions and
-    /// lambdas among the local scopes; each `return`, `yield` and implicit result belongs
-    /// to the innermost one around it (found by a sweep in source order: asking
-    /// tree-sitter for a node's parent walks down from the root each time).
+    /// lambdas among the local scopes; each statement belongs to the innermost one
+    /// around it (found by a sweep in source order: asking tree-sitter for a node's
+    /// parent walks down from the root each time).
     fn returned_values<'t>(
         &self,
         mut scopes: Vec<Node<'t>>,
-        returns: &[Node<'t>],
-        yields: &[Node<'t>],
-        results: &[Node<'t>],
+        mut statements: Vec<(Node<'t>, FunctionStatement)>,
     ) -> HashMap<usize, Node<'t>> {
         let kinds = &self.support.kinds.returns;
-        if (returns.is_empty() && results.is_empty()) || kinds.functions.is_empty() {
+        if statements.is_empty() || kinds.functions.is_empty() {
             return HashMap::new();
-        }
-        #[derive(Clone, Copy)]
-        enum Statement {
-            Return,
-            Yield,
-            /// The node is the value itself.
-            Result,
         }
         enum Returned<'t> {
             Nothing,
@@ -314,12 +316,6 @@ impl Extractor<'_> {
             Unknown,
         }
         scopes.sort_by_key(|n| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-        let mut statements: Vec<(Node<'t>, Statement)> = returns
-            .iter()
-            .map(|&n| (n, Statement::Return))
-            .chain(yields.iter().map(|&n| (n, Statement::Yield)))
-            .chain(results.iter().map(|&n| (n, Statement::Result)))
-            .collect();
         statements.sort_by_key(|(n, _)| n.start_byte());
         let mut functions: HashMap<usize, (Node<'t>, Returned<'t>)> = HashMap::new();
         // The scopes around the current position, innermost last (scopes nest).
@@ -346,37 +342,33 @@ impl Extractor<'_> {
                 continue;
             }
             let mut cursor = statement.walk();
-            // A return's value is its first named child (a comment is an extra).
             let value = match what {
-                Statement::Return => statement
+                FunctionStatement::Yield => None,
+                // A return's value is its first named child (a comment is an extra).
+                FunctionStatement::Return => statement
                     .named_children(&mut cursor)
                     .find(|child| !child.is_extra()),
                 // The last named child may be a comment after the last expression.
-                Statement::Result => {
+                FunctionStatement::Result => {
                     let mut last = Some(statement);
                     while let Some(comment) = last.filter(|n| n.is_extra()) {
                         last = comment.prev_named_sibling();
                     }
                     last
                 }
-                Statement::Yield => None,
             };
             let state = &mut functions
                 .entry(owner.id())
                 .or_insert((owner, Returned::Nothing))
                 .1;
-            *state = match (what, value, &*state) {
-                (Statement::Yield, _, _) => Returned::Unknown,
+            *state = match (what, value) {
+                (FunctionStatement::Yield, _) => Returned::Unknown,
                 // A bare `return`: no value to disagree with.
-                (Statement::Return | Statement::Result, None, _) => continue,
-                (Statement::Return | Statement::Result, Some(value), Returned::Nothing) => {
-                    Returned::One(value)
-                }
-                (
-                    Statement::Return | Statement::Result,
-                    Some(_),
-                    Returned::One(_) | Returned::Unknown,
-                ) => Returned::Unknown,
+                (_, None) => continue,
+                (_, Some(value)) => match state {
+                    Returned::Nothing => Returned::One(value),
+                    Returned::One(_) | Returned::Unknown => Returned::Unknown,
+                },
             };
         }
         let is_async = |function: Node<'t>| {
@@ -406,11 +398,10 @@ impl Extractor<'_> {
         let mut import_nodes: Vec<Node> = Vec::new();
         let mut ignored_ranges: Vec<(usize, usize)> = Vec::new();
         let returns_kinds = &self.support.kinds.returns;
-        // Functions and lambdas (local scopes), and the `return`s and `yield`s in them.
+        // Functions and lambdas (local scopes), and the `return`s, `yield`s and implicit
+        // results in them.
         let mut function_scopes: Vec<Node> = Vec::new();
-        let mut returns: Vec<Node> = Vec::new();
-        let mut yields: Vec<Node> = Vec::new();
-        let mut results: Vec<Node> = Vec::new();
+        let mut function_statements: Vec<(Node, FunctionStatement)> = Vec::new();
 
         let mut cursor = QueryCursor::new();
         // Bounds the memory of in-progress matches on pathological inputs.
@@ -479,9 +470,15 @@ impl Extractor<'_> {
                     CaptureRole::IgnoreInside => {
                         ignored_ranges.push((capture.node.start_byte(), capture.node.end_byte()))
                     }
-                    CaptureRole::FunctionReturn => returns.push(capture.node),
-                    CaptureRole::FunctionYield => yields.push(capture.node),
-                    CaptureRole::FunctionResult => results.push(capture.node),
+                    CaptureRole::FunctionReturn => {
+                        function_statements.push((capture.node, FunctionStatement::Return))
+                    }
+                    CaptureRole::FunctionYield => {
+                        function_statements.push((capture.node, FunctionStatement::Yield))
+                    }
+                    CaptureRole::FunctionResult => {
+                        function_statements.push((capture.node, FunctionStatement::Result))
+                    }
                     CaptureRole::TypeParameter => {
                         self.type_parameters
                             .insert(self.text(capture.node).into_owned());
@@ -606,7 +603,7 @@ impl Extractor<'_> {
         self.facts.imports = collect_imports(lang, &import_nodes, self.source);
 
         let mut definitions: Vec<Candidate> = definitions.into_values().collect();
-        let returned = self.returned_values(function_scopes, &returns, &yields, &results);
+        let returned = self.returned_values(function_scopes, function_statements);
         for d in &mut definitions {
             if d.declared.value.is_none()
                 && let Some(&value) = returned.get(&d.node.id())

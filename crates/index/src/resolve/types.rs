@@ -693,6 +693,12 @@ impl Tables<'_> {
         self.container_ty(fid, facts, d)
     }
 
+    /// The type `self` stands for at `at`: the container of the enclosing definition.
+    fn enclosing_type(&self, at: Place) -> Ty {
+        at.enclosing
+            .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d))
+    }
+
     fn container_ty(&self, fid: u32, facts: &CompactFacts, d: &Def) -> Ty {
         let Some(container) = facts.container_of(d) else {
             return Ty::Unknown;
@@ -732,9 +738,7 @@ impl Tables<'_> {
             }
             TypeRef::SelfType => match self_ty {
                 Some(ty) => ty.clone(),
-                None => at
-                    .enclosing
-                    .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d)),
+                None => self.enclosing_type(at),
             },
             TypeRef::Bounds(bounds) => {
                 let mut repo = Vec::new();
@@ -1013,24 +1017,17 @@ impl Tables<'_> {
         };
         let resolver = self.resolver(family);
         let mut ty = match &chain.root {
-            ValueRoot::SelfValue => at
-                .enclosing
-                .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d)),
-            ValueRoot::Super => {
-                let own = at
-                    .enclosing
-                    .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d));
-                match own {
-                    Ty::Repo(sid) => self
-                        .types
-                        .supertypes
-                        .get(&sid)
-                        .and_then(|list| list.iter().find(|t| matches!(t, Ty::Repo(_))))
-                        .cloned()
-                        .unwrap_or(Ty::Unknown),
-                    _ => Ty::Unknown,
-                }
-            }
+            ValueRoot::SelfValue => self.enclosing_type(at),
+            ValueRoot::Super => match self.enclosing_type(at) {
+                Ty::Repo(sid) => self
+                    .types
+                    .supertypes
+                    .get(&sid)
+                    .and_then(|list| list.iter().find(|t| matches!(t, Ty::Repo(_))))
+                    .cloned()
+                    .unwrap_or(Ty::Unknown),
+                _ => Ty::Unknown,
+            },
             ValueRoot::Typed(ty) => self.eval_type(family, at, ty, None),
             ValueRoot::Path(path) => match resolver.value_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
@@ -1054,10 +1051,7 @@ impl Tables<'_> {
                 Named::Module(fid) => Ty::Module(fid),
                 // Ruby's bare `make` in a method is `self.make`.
                 Named::Unknown if resolver.bare_name_calls() && path.len() == 1 => {
-                    let own = at
-                        .enclosing
-                        .map_or(Ty::Unknown, |d| self.container_ty(at.fid, at.facts, d));
-                    self.member_type(family, &own, &path[0], RefKind::Call)
+                    self.member_type(family, &self.enclosing_type(at), &path[0], RefKind::Call)
                 }
                 Named::Unknown => Ty::Unknown,
             },
