@@ -553,6 +553,57 @@ fn an_interface_edit_is_a_patch_that_resolves_only_the_files_it_reaches() {
     assert_equals_fresh(root);
 }
 
+/// An interface patch takes the container heads of the files it does not resolve again
+/// from their memos (`impl Square` evaluated once, at the full build). Here the type such
+/// a head names moves to a new id: its file gains a function before it, and the file with
+/// the `impl` names nothing that changed. The head must follow the type, not keep its
+/// old place in the file (where the new function now is).
+#[test]
+fn recorded_container_heads_follow_their_types_to_new_ids() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    let files = [
+        ("Cargo.toml", "[package]\nname = \"geo\"\n"),
+        (
+            "src/lib.rs",
+            "pub mod area;\npub mod report;\npub mod shapes;\n",
+        ),
+        (
+            "src/shapes.rs",
+            "pub struct Square {\n    pub side: f64,\n}\n\npub trait Named {\n    fn name(&self) -> String;\n}\n",
+        ),
+        (
+            "src/area.rs",
+            "use crate::shapes::{Named, Square};\n\nimpl Square {\n    pub fn area(&self) -> f64 {\n        self.side * self.side\n    }\n}\n\nimpl Named for Square {\n    fn name(&self) -> String {\n        String::from(\"square\")\n    }\n}\n",
+        ),
+        (
+            "src/report.rs",
+            "use crate::shapes::{Named, Square};\n\npub fn report(s: &Square) -> String {\n    format!(\"{} {}\", s.name(), s.area())\n}\n",
+        ),
+    ];
+    for (path, text) in files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    build_index(root, &options(false), &|_| {}).expect("first build");
+    let shapes = root.join("src/shapes.rs");
+    let text = std::fs::read_to_string(&shapes).expect("read");
+    std::fs::write(
+        &shapes,
+        format!("pub fn unit() -> f64 {{\n    1.0\n}}\n\n{text}"),
+    )
+    .expect("edit");
+    let summary = build_index(root, &options(false), &|_| {}).expect("update");
+    assert!(
+        summary.patched && summary.resolved_files > 0 && summary.resolved_files < 5,
+        "{summary:?}"
+    );
+    let refs = stdout(&mcursor(root, &["refs", "area"]));
+    assert!(refs.contains("src/report.rs:4"), "{refs}");
+    assert_equals_fresh(root);
+}
+
 /// A patch that empties a file, then one over the same base that gives an earlier file
 /// fresh ids: the emptied file's carried range starts inside the earlier file's (the
 /// reader once took that for overlapping ranges and refused the index as corrupt).

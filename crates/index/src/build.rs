@@ -31,7 +31,8 @@ use crate::cache::{self, CacheEntry};
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
 use crate::resolve::{
-    CompactFacts, FileMemo, ParsedFile, cargo_package_name, go_module_path, resolve, rows_from_memo,
+    CompactFacts, FileMemo, KnownHeads, ParsedFile, cargo_package_name, go_module_path, resolve,
+    rows_from_memo,
 };
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
 use crate::trace::{note, trace};
@@ -1576,17 +1577,59 @@ fn prepare_interface_patch(
     }
     // From here on nothing refuses: the edits move into the tree's files.
     let mut files: Vec<ParsedFile> = Vec::with_capacity(file_count as usize);
+    let mut memos_before: Vec<Option<FileMemo>> = Vec::with_capacity(file_count as usize);
     for (fid, row) in rows.into_iter().enumerate() {
         match row {
-            Some((row, entry)) => files.push(entry.into_parsed(row)),
+            Some((row, mut entry)) => {
+                memos_before.push(entry.memo.take());
+                files.push(entry.into_parsed(row));
+            }
             None => {
                 let i = edited[&(fid as u32)];
+                memos_before.push(None);
                 files.push(parsed[i].take()?);
             }
         }
     }
+    // The container heads of the files no changed name reaches evaluate as their memos
+    // recorded. A memo holds the ids of the generation that wrote it: the store's remap
+    // takes them to now, and the file an id is in now to this resolution's id, unless
+    // that file's definitions change in this patch (its heads are evaluated again).
+    let remapped_now: HashSet<u32> = remapped.iter().copied().collect();
+    let mut ranges: Vec<(u32, u32, u32)> = (0..file_count)
+        .filter(|fid| !remapped_now.contains(fid))
+        .filter_map(|fid| {
+            store
+                .file(fid)
+                .map(|f| (f.symbols.start, f.symbols.end, fid))
+        })
+        .filter(|&(start, end, _)| start < end)
+        .collect();
+    ranges.sort_unstable();
+    let locate = |sid: u32| -> Option<(u32, u32)> {
+        let now = store.current(sid)?;
+        let &(start, end, fid) = ranges.get(ranges.partition_point(|r| r.1 <= now))?;
+        (start <= now && now < end).then(|| (fid, now - start))
+    };
+    let reached: HashSet<u32> = affected.iter().copied().collect();
+    let known = KnownHeads {
+        heads: memos_before
+            .iter()
+            .enumerate()
+            .map(|(fid, memo)| match memo {
+                Some(memo) if !reached.contains(&(fid as u32)) => Some(memo.heads.as_slice()),
+                _ => None,
+            })
+            .collect(),
+        locate: &locate,
+    };
     let (data, memos) = pool.install(|| {
-        crate::resolve::resolve_some(&files, store::IndexMeta::default(), Some(&affected))
+        crate::resolve::resolve_some(
+            &files,
+            store::IndexMeta::default(),
+            Some(&affected),
+            Some(&known),
+        )
     });
     trace(&timer, "reached files resolved");
 
@@ -1760,9 +1803,9 @@ fn prepare_interface_patch(
         parsed.row.symbols = file_rows[entries.len()].symbols;
         entries.push((parsed, memo));
     }
-    // The untouched files' facts are freed off the critical path (about a second on a
-    // large tree).
-    std::thread::spawn(move || drop(slots));
+    // The untouched files' facts and memos are freed off the critical path (about a
+    // second on a large tree).
+    std::thread::spawn(move || drop((slots, memos_before)));
     let meta = patch_meta(store, changed);
     trace(&timer, "interface patch prepared");
     Some(Patch {

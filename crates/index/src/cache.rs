@@ -28,9 +28,10 @@ use crate::store::FORMAT_VERSION;
 use crate::store::FileRow;
 
 const MAGIC: &[u8; 8] = b"MCURFACT";
-/// The layout of the entries (2: compressed; 3: with the first syntax error's line); a
+/// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
+/// strings as one text, definitions' name order stored, container heads in the memo); a
 /// cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 3;
+const LAYOUT_VERSION: u32 = 4;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -81,19 +82,18 @@ impl CacheEntry {
 
 /// Reads the cache of `dir`; anything unreadable, foreign or damaged reads as empty.
 pub(crate) fn load(dir: &Path) -> HashMap<String, CacheEntry> {
-    let read = |name: &str| {
-        std::fs::read(dir.join(name))
-            .ok()
-            .and_then(|bytes| decode(&bytes, None))
-            .unwrap_or_default()
-    };
-    let mut entries = read(CACHE_FILE);
-    entries.extend(read(PATCH_CACHE_FILE));
-    entries
+    read_entries(dir, None)
 }
 
 /// The entries of just `paths`, without decoding the rest of the cache.
 pub(crate) fn load_some(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, CacheEntry> {
+    read_entries(dir, Some(paths))
+}
+
+/// The entries of the cache and its patch entries (those of `only`, when given). The
+/// files are mapped, not read: the cache is replaced by renaming, never written in place,
+/// and a mapping spares a copy of it (a large tree's is 150 MB).
+fn read_entries(dir: &Path, only: Option<&HashSet<&str>>) -> HashMap<String, CacheEntry> {
     let read = |name: &str| -> HashMap<String, CacheEntry> {
         let Ok(file) = std::fs::File::open(dir.join(name)) else {
             return HashMap::new();
@@ -101,7 +101,7 @@ pub(crate) fn load_some(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, Ca
         let Ok(map) = crate::store::map_file(&file) else {
             return HashMap::new();
         };
-        decode(&map, Some(paths)).unwrap_or_default()
+        decode(&map, only).unwrap_or_default()
     };
     let mut entries = read(CACHE_FILE);
     entries.extend(read(PATCH_CACHE_FILE));
@@ -200,8 +200,10 @@ fn decode(bytes: &[u8], only: Option<&HashSet<&str>>) -> Option<HashMap<String, 
             }
             let encoded = decompress_entry(slice)?;
             let mut entry: CacheEntry = postcard::from_bytes(&encoded).ok()?;
-            if let Some(facts) = &mut entry.facts {
-                facts.build_lookups();
+            if let Some(facts) = &mut entry.facts
+                && !facts.build_lookups()
+            {
+                return None;
             }
             Some(entry)
         })
@@ -372,15 +374,16 @@ mod tests {
         let summary = |facts: &Option<CompactFacts>| {
             facts.as_ref().map(|f| {
                 (
-                    f.strings.clone(),
+                    f.strings().map(str::to_owned).collect::<Vec<_>>(),
                     f.references.len(),
                     f.imports.clone(),
                     f.definitions_named("S").count(),
+                    f.imports_named("b").count(),
                 )
             })
         };
         assert_eq!(summary(&a.facts), summary(&written[0].facts));
-        assert_eq!(summary(&a.facts).map(|s| s.3), Some(1));
+        assert_eq!(summary(&a.facts).map(|s| (s.3, s.4)), Some((1, 1)));
     }
 
     #[test]

@@ -72,7 +72,7 @@ pub(crate) struct Def {
 /// resolution, so strings are interned per file and definitions are plain integers.
 #[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CompactFacts {
-    pub strings: Vec<String>,
+    strings: StringTable,
     /// Distinct inline-module paths of this file's definitions.
     pub module_paths: Vec<Vec<String>>,
     /// Signatures and doc summaries, back to back.
@@ -88,11 +88,54 @@ pub(crate) struct CompactFacts {
     /// Type ids of definitions' positional fields and parameters, back to back.
     type_lists: Vec<u32>,
     pub containers: Vec<Container>,
-    /// Definition indices sorted by name (rebuilt after loading from the cache).
-    #[serde(skip)]
+    /// Definition indices sorted by name (stored: sorting them again on every load was a
+    /// third of what loading the facts cache cost).
     by_name: Vec<u32>,
+    /// Import indices sorted by their local name (rebuilt after loading from the cache).
     #[serde(skip)]
-    imports_by_local: HashMap<String, Vec<u32>>,
+    imports_by_local: Vec<u32>,
+}
+
+/// A file's distinct strings as one text and where each ends: two allocations per file
+/// instead of one per string (a large tree has millions of them; allocating, faulting in
+/// and freeing them one by one was most of what loading the facts cache cost).
+#[derive(Debug, Default, Clone, serde::Serialize, serde::Deserialize)]
+struct StringTable {
+    text: String,
+    ends: Vec<u32>,
+}
+
+impl StringTable {
+    fn new(strings: &[String]) -> Self {
+        let mut table = StringTable {
+            text: String::with_capacity(strings.iter().map(String::len).sum()),
+            ends: Vec::with_capacity(strings.len()),
+        };
+        for s in strings {
+            table.text.push_str(s);
+            table.ends.push(table.text.len() as u32);
+        }
+        table
+    }
+
+    /// String `id`; empty when there is none (a damaged cache entry reads as empty
+    /// strings, never a panic).
+    fn get(&self, id: u32) -> &str {
+        let id = id as usize;
+        let (Some(&end), start) = (
+            self.ends.get(id),
+            id.checked_sub(1).and_then(|i| self.ends.get(i)).copied(),
+        ) else {
+            return "";
+        };
+        self.text
+            .get(start.unwrap_or(0) as usize..end as usize)
+            .unwrap_or("")
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &str> {
+        (0..self.ends.len() as u32).map(|id| self.get(id))
+    }
 }
 
 /// Interns values of one kind into a vector, returning each one's index.
@@ -122,7 +165,12 @@ impl<T: Clone + Eq + std::hash::Hash> Interner<T> {
 
 impl CompactFacts {
     pub fn string(&self, id: u32) -> &str {
-        self.strings.get(id as usize).map_or("", String::as_str)
+        self.strings.get(id)
+    }
+
+    /// Every string of the file, by id.
+    pub fn strings(&self) -> impl Iterator<Item = &str> {
+        self.strings.iter()
     }
 
     pub fn name(&self, d: &Def) -> &str {
@@ -219,11 +267,13 @@ impl CompactFacts {
 
     /// This file's imports that bring `local` into scope (`*` for glob imports).
     pub fn imports_named<'a>(&'a self, local: &str) -> impl Iterator<Item = &'a Import> {
-        self.imports_by_local
-            .get(local)
-            .into_iter()
-            .flatten()
+        let first = self
+            .imports_by_local
+            .partition_point(|&i| self.imports[i as usize].local.as_str() < local);
+        self.imports_by_local[first..]
+            .iter()
             .map(|&i| &self.imports[i as usize])
+            .take_while(move |import| import.local == local)
     }
 
     pub fn from_facts(facts: mcursor_syntax::FileFacts) -> Self {
@@ -284,7 +334,7 @@ impl CompactFacts {
             });
         }
         let mut compact = CompactFacts {
-            strings: strings.values,
+            strings: StringTable::new(&strings.values),
             module_paths: module_paths.values,
             texts,
             definitions,
@@ -296,8 +346,16 @@ impl CompactFacts {
             type_lists,
             containers: facts.containers,
             by_name: Vec::new(),
-            imports_by_local: HashMap::default(),
+            imports_by_local: Vec::new(),
         };
+        let mut by_name: Vec<u32> = (0..compact.definitions.len() as u32).collect();
+        by_name.sort_by(|&a, &b| {
+            compact
+                .name(&compact.definitions[a as usize])
+                .cmp(compact.name(&compact.definitions[b as usize]))
+                .then(a.cmp(&b))
+        });
+        compact.by_name = by_name;
         compact.build_lookups();
         compact
     }
@@ -553,7 +611,7 @@ impl CompactFacts {
     pub fn mentions(&self, names: &HashSet<&str>) -> bool {
         let mut found = false;
         let mut check = |n: &str| found |= names.contains(n);
-        self.strings.iter().for_each(|s| check(s));
+        self.strings().for_each(&mut check);
         self.module_paths.iter().flatten().for_each(|s| check(s));
         for i in &self.imports {
             check(&i.local);
@@ -676,21 +734,25 @@ impl CompactFacts {
 
     /// Fills the by-name lookups, which are derived data: the facts cache does not store
     /// them.
-    pub fn build_lookups(&mut self) {
-        let mut by_name: Vec<u32> = (0..self.definitions.len() as u32).collect();
-        by_name.sort_by(|&a, &b| {
-            self.name(&self.definitions[a as usize])
-                .cmp(self.name(&self.definitions[b as usize]))
+    /// Rebuilds what the cache does not store, after loading; `false` when the stored
+    /// facts do not hold together (a definition index out of range), so the entry is
+    /// refused rather than trusted.
+    pub fn build_lookups(&mut self) -> bool {
+        let definitions = self.definitions.len();
+        if self.by_name.len() != definitions
+            || self.by_name.iter().any(|&i| i as usize >= definitions)
+        {
+            return false;
+        }
+        let mut by_local: Vec<u32> = (0..self.imports.len() as u32).collect();
+        by_local.sort_by(|&a, &b| {
+            self.imports[a as usize]
+                .local
+                .cmp(&self.imports[b as usize].local)
                 .then(a.cmp(&b))
         });
-        self.by_name = by_name;
-        self.imports_by_local.clear();
-        for (i, import) in self.imports.iter().enumerate() {
-            self.imports_by_local
-                .entry(import.local.clone())
-                .or_default()
-                .push(i as u32);
-        }
+        self.imports_by_local = by_local;
+        true
     }
 }
 

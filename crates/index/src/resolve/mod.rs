@@ -43,6 +43,7 @@ use crate::trace::trace_phase;
 pub(crate) use facts::{CompactFacts, Def, LocalRef};
 pub(crate) use go::go_module_path;
 pub(crate) use rust::{cargo_package_name, rust_module};
+pub(crate) use types::{ContainerHead, KnownHeads};
 
 /// Paths looked up while following one chain of re-exports and glob imports; bounds the
 /// work when modules glob-import each other.
@@ -379,6 +380,8 @@ fn class_level(d: &Def) -> bool {
 pub(crate) struct FileMemo {
     pub uses: Vec<(u64, Outcome)>,
     pub imports: Vec<Outcome>,
+    /// What each of the file's container heads evaluated to (see [`ContainerHead`]).
+    pub heads: Vec<ContainerHead>,
 }
 
 impl FileMemo {
@@ -402,6 +405,11 @@ impl FileMemo {
                 .imports
                 .iter()
                 .map(|&outcome| map(outcome))
+                .collect::<Option<_>>()?,
+            heads: self
+                .heads
+                .iter()
+                .map(|head| head.map_symbols(&f))
                 .collect::<Option<_>>()?,
         })
     }
@@ -672,18 +680,19 @@ pub(crate) fn resolve(
     files: &[ParsedFile],
     meta: crate::store::IndexMeta,
 ) -> (StoreData<'_>, Vec<FileMemo>) {
-    resolve_some(files, meta, None)
+    resolve_some(files, meta, None, None)
 }
 
 /// [`resolve`] with the tables of every file but the references of only the files `only`
 /// (ascending file indices), when given: the store tables then hold every file (with its
 /// range of symbol ids) and name, every override and implementation, and the symbol rows
 /// and references of those files only (their rows back to back, in that order); the
-/// memos are theirs, in that order.
+/// memos are theirs, in that order. The heads of `known`'s files are taken from it.
 pub(crate) fn resolve_some<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
     only: Option<&[u32]>,
+    known: Option<&KnownHeads>,
 ) -> (StoreData<'a>, Vec<FileMemo>) {
     let started = std::time::Instant::now();
     let mut tables = Tables {
@@ -792,31 +801,47 @@ pub(crate) fn resolve_some<'a>(
                 )
             })
             .collect();
+        // The names and the Rust paths are separate tables: filled side by side.
+        let (by_name, symbols, rust) = (&mut tables.by_name, &mut tables.symbols, &mut tables.rust);
+        let file_base = &tables.file_base;
+        let mut paths: Vec<Vec<(u64, u32)>> = Vec::with_capacity(made.len());
+        let mut named: Vec<Vec<Symbol>> = Vec::with_capacity(made.len());
         for (fid, made) in (batch..end).zip(made) {
-            let base = tables.file_base[fid];
-            for (i, symbol) in made.symbols.into_iter().enumerate() {
-                let sid = base + i as u32;
-                match tables.by_name.get_mut(symbol.name) {
-                    Some(entry) => entry.1.push(sid),
-                    None => {
-                        tables.by_name.insert(symbol.name, (0, vec![sid]));
-                    }
-                }
-                tables.symbols.push(symbol);
-            }
-            for (key, sid) in made.rust_paths {
-                tables.rust.add_path(key, sid);
-            }
+            let base = file_base[fid];
             rows.extend(made.rows);
             row_symbols.extend(made.row_symbols);
             let mut row = files[fid].row.clone();
-            row.symbols = (base, tables.symbols.len() as u32);
+            row.symbols = (base, base + made.symbols.len() as u32);
             file_rows.push(row);
+            paths.push(made.rust_paths);
+            named.push(made.symbols);
         }
+        rayon::join(
+            || {
+                for (fid, made) in (batch..end).zip(named) {
+                    let base = file_base[fid];
+                    for (i, symbol) in made.into_iter().enumerate() {
+                        let sid = base + i as u32;
+                        match by_name.get_mut(symbol.name) {
+                            Some(entry) => entry.1.push(sid),
+                            None => {
+                                by_name.insert(symbol.name, (0, vec![sid]));
+                            }
+                        }
+                        symbols.push(symbol);
+                    }
+                }
+            },
+            || {
+                for (key, sid) in paths.into_iter().flatten() {
+                    rust.add_path(key, sid);
+                }
+            },
+        );
     }
 
     let mut names: Vec<&str> = tables.by_name.keys().copied().collect();
-    names.sort_unstable();
+    names.par_sort_unstable();
     for (i, name) in names.iter().enumerate() {
         if let Some(entry) = tables.by_name.get_mut(name) {
             entry.0 = i as u32;
@@ -828,7 +853,7 @@ pub(crate) fn resolve_some<'a>(
     }
     trace_phase("tables built", started);
     let phase = std::time::Instant::now();
-    tables.types = types::TypeIndex::build(&tables);
+    tables.types = types::TypeIndex::build(&tables, known);
     trace_phase("types indexed", phase);
     let phase = std::time::Instant::now();
     let every: Vec<u32>;
@@ -892,7 +917,15 @@ impl Tables<'_> {
     /// One file's reference rows, and the memo that can redo them without these tables.
     fn resolve_file(&self, fid: u32) -> (Vec<RefRow>, FileMemo) {
         let file = &self.files[fid as usize];
-        let mut memo = FileMemo::default();
+        let mut memo = FileMemo {
+            heads: self
+                .types
+                .heads
+                .get(fid as usize)
+                .cloned()
+                .unwrap_or_default(),
+            ..FileMemo::default()
+        };
         let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
             return (Vec::new(), memo);
         };

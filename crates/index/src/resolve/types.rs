@@ -49,7 +49,7 @@ pub(super) enum Named {
 }
 
 /// A value's type, as far as the pass knows it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub(super) enum Ty {
     Unknown,
     /// A type of the repository: a struct, enum, union, class, interface, trait (or, in
@@ -67,6 +67,97 @@ pub(super) enum Ty {
     Module(u32),
     /// One of these (TypeScript `A | B`).
     Union(Vec<Ty>),
+}
+
+impl Ty {
+    /// The type with every repository symbol id mapped by `f`; `None` when `f` maps one
+    /// to nothing. (Module ids are file ids: a patch keeps them.)
+    fn map_symbols(&self, f: &impl Fn(u32) -> Option<u32>) -> Option<Ty> {
+        Some(match self {
+            Ty::Repo(sid) => Ty::Repo(f(*sid)?),
+            Ty::Bounds(sids) => Ty::Bounds(sids.iter().map(|&s| f(s)).collect::<Option<_>>()?),
+            Ty::Outside(name, args) => Ty::Outside(
+                name.clone(),
+                args.iter()
+                    .map(|a| a.map_symbols(f))
+                    .collect::<Option<_>>()?,
+            ),
+            Ty::Union(types) => Ty::Union(
+                types
+                    .iter()
+                    .map(|t| t.map_symbols(f))
+                    .collect::<Option<_>>()?,
+            ),
+            Ty::Unknown => Ty::Unknown,
+            Ty::Opaque => Ty::Opaque,
+            Ty::Module(fid) => Ty::Module(*fid),
+        })
+    }
+}
+
+/// What a container's head evaluated to: the type it defines members of, the trait an
+/// `impl Trait for Type` implements, its declared supertypes. Each file's memo records
+/// its heads, so an interface patch evaluates again only the heads of the files the
+/// changed names reach (evaluating every head of a large tree was most of the type
+/// index's cost).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub(crate) struct ContainerHead {
+    self_type: Ty,
+    implements: Option<Ty>,
+    supertypes: Vec<Ty>,
+}
+
+impl ContainerHead {
+    /// The head with every repository symbol id mapped by `f`; `None` when `f` maps one
+    /// to nothing.
+    pub(crate) fn map_symbols(&self, f: &impl Fn(u32) -> Option<u32>) -> Option<ContainerHead> {
+        Some(ContainerHead {
+            self_type: self.self_type.map_symbols(f)?,
+            implements: match &self.implements {
+                Some(tr) => Some(tr.map_symbols(f)?),
+                None => None,
+            },
+            supertypes: self
+                .supertypes
+                .iter()
+                .map(|t| t.map_symbols(f))
+                .collect::<Option<_>>()?,
+        })
+    }
+}
+
+/// Heads recorded by an earlier resolution, for files whose heads cannot have changed
+/// (an interface patch's files that no changed name reaches).
+pub(crate) struct KnownHeads<'a> {
+    /// Per file id: the heads its memo recorded, in the ids of the generation that wrote
+    /// the memo (`None`: evaluate the file's heads).
+    pub heads: Vec<Option<&'a [ContainerHead]>>,
+    /// Where a symbol id of a memo is now: its file and its index there; `None` when that
+    /// file's definitions changed (the heads that name it are evaluated again).
+    pub locate: &'a (dyn Fn(u32) -> Option<(u32, u32)> + Sync),
+}
+
+impl KnownHeads<'_> {
+    /// File `fid`'s recorded heads in this resolution's ids, if they can be used.
+    fn of_file(&self, t: &Tables, fid: u32) -> Option<Vec<ContainerHead>> {
+        let heads = (*self.heads.get(fid as usize)?)?;
+        let containers = t.files[fid as usize].facts.as_ref()?.containers.len();
+        if heads.len() != containers {
+            return None;
+        }
+        let now = |sid: u32| {
+            let (file, index) = (self.locate)(sid)?;
+            let count = t
+                .files
+                .get(file as usize)?
+                .facts
+                .as_ref()?
+                .definitions
+                .len();
+            ((index as usize) < count).then(|| t.file_base[file as usize] + index)
+        };
+        heads.iter().map(|h| h.map_symbols(&now)).collect()
+    }
 }
 
 /// A step on a value that is not a member access.
@@ -140,10 +231,9 @@ pub(super) struct TypeIndex {
     outside_member_names: HashMap<u32, u32>,
     /// Member name id → members of blanket impls (`impl<T: A> B for T`).
     blanket_members: HashMap<u32, Vec<u32>>,
-    /// Per file, per container: the type it defines members of.
-    container_types: Vec<Vec<Ty>>,
-    /// Per file, per container: the trait an `impl Trait for Type` implements.
-    container_traits: Vec<Vec<Option<Ty>>>,
+    /// Per file, per container: what its head evaluated to (the type it defines members
+    /// of, the trait an `impl Trait for Type` implements).
+    pub heads: Vec<Vec<ContainerHead>>,
     /// Type symbol → its deref target's alias symbol (`impl Deref { type Target = U; }`).
     deref_targets: HashMap<u32, u32>,
     /// Members of trait impls (`impl Trait for Type`), sorted: of several same-named
@@ -195,8 +285,7 @@ thread_local! {
 /// One file's contribution to the index, computed in parallel and merged in file order.
 #[derive(Default)]
 struct FileTypes {
-    container_types: Vec<Ty>,
-    container_traits: Vec<Option<Ty>>,
+    heads: Vec<ContainerHead>,
     /// (type, member, inherent).
     members: Vec<(u32, u32, bool)>,
     supertypes: Vec<(u32, Ty)>,
@@ -209,17 +298,18 @@ struct FileTypes {
 }
 
 impl TypeIndex {
-    pub fn build(t: &Tables) -> TypeIndex {
+    /// The index of every file's containers; the heads of `known`'s files are taken from
+    /// it instead of evaluated.
+    pub fn build(t: &Tables, known: Option<&KnownHeads>) -> TypeIndex {
         let per_file: Vec<FileTypes> = (0..t.files.len() as u32)
             .into_par_iter()
-            .map(|fid| t.file_types(fid))
+            .map(|fid| t.file_types(fid, known.and_then(|k| k.of_file(t, fid))))
             .collect();
         let mut index = TypeIndex::default();
         let mut implements = Vec::new();
         let mut trait_impl_members: Vec<u32> = Vec::new();
         for file in per_file {
-            index.container_types.push(file.container_types);
-            index.container_traits.push(file.container_traits);
+            index.heads.push(file.heads);
             for (ty, member, inherent) in file.members {
                 let key = (ty, t.name_id_of(member));
                 index.members.entry(key).or_default().push(member);
@@ -534,7 +624,8 @@ impl Tables<'_> {
     }
 
     /// One file's containers: their types, members, supertypes and trait impls.
-    fn file_types(&self, fid: u32) -> FileTypes {
+    /// One file's contribution to the index; `known`: its heads as recorded before.
+    fn file_types(&self, fid: u32, known: Option<Vec<ContainerHead>>) -> FileTypes {
         let mut out = FileTypes::default();
         let file = &self.files[fid as usize];
         let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
@@ -561,27 +652,39 @@ impl Tables<'_> {
             .map(|(i, d)| (d.container_id, base + i as u32))
             .collect();
         members_of.sort_unstable();
+        let mut known = known.map(Vec::into_iter);
         for (ci, container) in facts.containers.iter().enumerate() {
-            // Paths in the container's head resolve where its members are written (the
-            // same inline modules).
-            let at = self.place(fid, facts, member_of[ci]);
-            let ty = self.eval_type(family, at, &container.self_type, None);
-            out.container_types.push(ty.clone());
-            let implements = container
-                .implements
-                .as_ref()
-                .map(|tr| self.eval_type(family, at, tr, None));
-            out.container_traits.push(implements.clone());
+            let head = match known.as_mut().and_then(Iterator::next) {
+                Some(head) => head,
+                None => {
+                    // Paths in the container's head resolve where its members are
+                    // written (the same inline modules).
+                    let at = self.place(fid, facts, member_of[ci]);
+                    ContainerHead {
+                        self_type: self.eval_type(family, at, &container.self_type, None),
+                        implements: container
+                            .implements
+                            .as_ref()
+                            .map(|tr| self.eval_type(family, at, tr, None)),
+                        supertypes: container
+                            .supertypes
+                            .iter()
+                            .map(|supertype| self.eval_type(family, at, supertype, None))
+                            .collect(),
+                    }
+                }
+            };
+            out.heads.push(head.clone());
+            let ContainerHead {
+                self_type: ty,
+                implements,
+                supertypes,
+            } = head;
             let is_deref = implements.is_some()
                 && container.implements.as_ref().is_some_and(|tr| {
                     matches!(tr, TypeRef::Named { path, .. }
                         if path.last().map(String::as_str) == self.resolver(family).deref_trait())
                 });
-            let supertypes: Vec<Ty> = container
-                .supertypes
-                .iter()
-                .map(|supertype| self.eval_type(family, at, supertype, None))
-                .collect();
             let first = members_of.partition_point(|&(c, _)| c < ci as u32);
             let members = members_of[first..]
                 .iter()
@@ -705,11 +808,10 @@ impl Tables<'_> {
         };
         let ty = self
             .types
-            .container_types
+            .heads
             .get(fid as usize)
             .and_then(|c| c.get(d.container_id as usize))
-            .cloned()
-            .unwrap_or(Ty::Unknown);
+            .map_or(Ty::Unknown, |head| head.self_type.clone());
         match ty {
             // `self` in a trait or an interface is whatever implements it.
             Ty::Repo(sid) if container.is_abstract => Ty::Bounds(vec![sid]),
@@ -1259,9 +1361,10 @@ impl Tables<'_> {
     pub(super) fn implemented_trait(&self, sid: u32) -> Option<&Ty> {
         let (fid, _, d) = self.definition(sid)?;
         self.types
-            .container_traits
+            .heads
             .get(fid as usize)?
             .get(d.container_id as usize)?
+            .implements
             .as_ref()
     }
 
