@@ -1426,7 +1426,8 @@ fn prepare_interface_patch(
     let timer = Instant::now();
     let store = index.store();
     let file_count = store.file_count();
-    let mut cached = cache::load(&index.dir);
+    // Every file's declarations; the uses only of the files resolved again, below.
+    let mut cached = cache::load_declarations(&index.dir);
     trace(&timer, "cache loaded");
     // The edited files (id → index in `changed`), the names and supertypes their edits
     // changed, and those whose interface changed (they take fresh symbol ids; the others
@@ -1575,6 +1576,33 @@ fn prepare_interface_patch(
         ));
         return None;
     }
+    // The files resolved again, read whole (their uses too).
+    let whole_paths: Vec<String> = affected
+        .iter()
+        .filter_map(|&fid| rows.get(fid as usize)?.as_ref())
+        .map(|(row, _)| row.path.clone())
+        .collect();
+    let mut whole = cache::load_some(
+        &index.dir,
+        &whole_paths.iter().map(String::as_str).collect(),
+    );
+    for &fid in &affected {
+        let Some(Some((row, entry))) = rows.get_mut(fid as usize) else {
+            continue;
+        };
+        match whole
+            .remove(row.path.as_str())
+            .filter(|e| e.hash == entry.hash)
+        {
+            Some(read) => *entry = read,
+            None => {
+                refuse(&format!("{}: no cached facts", row.path));
+                return None;
+            }
+        }
+    }
+    drop(whole);
+    trace(&timer, "reached files read");
     // From here on nothing refuses: the edits move into the tree's files.
     let mut files: Vec<ParsedFile> = Vec::with_capacity(file_count as usize);
     let mut memos_before: Vec<Option<FileMemo>> = Vec::with_capacity(file_count as usize);

@@ -9,11 +9,14 @@
 //!
 //! Layout: `MCURFACT`, the store's format version (u32), the cache's own layout version
 //! (u32), the extraction fingerprint (u32 length + bytes), the entry count (u64), then
-//! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes: its
-//! postcard encoding with everything after the path (the first field) compressed as one
-//! LZ4 block, so entries decode in parallel, a damaged one is noticed, and a lookup of a
-//! few paths decompresses only theirs. (Compressed, the cache of a large Rust tree is
-//! half its size and loads as fast: decoding, not decompressing, is what loading costs.)
+//! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes: two
+//! postcard messages back to back, the file's record, declarations and container heads
+//! first (the path its first field), then its uses and their outcomes, with everything
+//! after the path compressed as one LZ4 block. Entries decode in parallel, a damaged one
+//! is noticed, a lookup of a few paths decompresses only theirs, and a reader that wants
+//! only the declarations stops after the first message. (Compressed, the cache of a
+//! large Rust tree is half its size and loads as fast: decoding, not decompressing, is
+//! what loading costs.)
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -23,14 +26,17 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{IndexError, IoContext, Result};
-use crate::resolve::{CompactFacts, FileMemo, ParsedFile};
+use crate::resolve::{
+    CompactFacts, ContainerHead, Declarations, DeclarationsRef, FileMemo, Outcome, ParsedFile,
+    Uses, UsesRef,
+};
 use crate::store::FORMAT_VERSION;
 use crate::store::FileRow;
 
 const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
-/// strings as one text, definitions' name order stored, container heads in the memo); a
-/// cache of another layout is ignored.
+/// strings as one text, definitions' name order stored, container heads in the memo, the
+/// uses after everything else); a cache of another layout is ignored.
 const LAYOUT_VERSION: u32 = 4;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
@@ -38,8 +44,11 @@ pub(crate) const CACHE_FILE: &str = "facts.bin";
 /// Entries of files that patches changed since `facts.bin` was written; they win over it.
 pub(crate) const PATCH_CACHE_FILE: &str = "facts-patch.bin";
 
-/// One file's cached extraction.
-#[derive(Debug, Deserialize)]
+/// One file's cached extraction. An entry read by [`load_declarations`] has facts
+/// without their uses ([`CompactFacts::has_uses`] is false) and a memo without outcomes
+/// (only its container heads); a memo without outcomes redoes no reference
+/// ([`crate::resolve::rows_from_memo`] finds every use unknown).
+#[derive(Debug)]
 pub(crate) struct CacheEntry {
     pub path: String,
     pub hash: u64,
@@ -48,21 +57,65 @@ pub(crate) struct CacheEntry {
     pub timed_out: bool,
     pub facts: Option<CompactFacts>,
     pub package_name: Option<String>,
-    /// How the file's references resolved, for patches (see [`FileMemo`]).
+    /// How the file's references and container heads resolved, for patches (see
+    /// [`FileMemo`]).
     pub memo: Option<FileMemo>,
 }
 
-/// [`CacheEntry`] as written, borrowing from the build (postcard encodes both alike).
+/// The first part of an entry as written: the file's record, its declarations and the
+/// container heads its resolution recorded (what every reader takes).
 #[derive(Serialize)]
-struct CacheEntryRef<'a> {
+struct EntryHeadRef<'a> {
     path: &'a str,
     hash: u64,
     syntax_errors: bool,
     first_syntax_error: Option<u32>,
     timed_out: bool,
-    facts: Option<&'a CompactFacts>,
     package_name: Option<&'a str>,
-    memo: Option<&'a FileMemo>,
+    declarations: Option<DeclarationsRef<'a>>,
+    heads: Option<&'a [ContainerHead]>,
+}
+
+/// [`EntryHeadRef`] as read back (postcard encodes both alike).
+#[derive(Deserialize)]
+struct EntryHead {
+    path: String,
+    hash: u64,
+    syntax_errors: bool,
+    first_syntax_error: Option<u32>,
+    timed_out: bool,
+    package_name: Option<String>,
+    declarations: Option<Declarations>,
+    heads: Option<Vec<ContainerHead>>,
+}
+
+/// The second part: the file's uses and how they resolved (what only a resolution of the
+/// file itself, or a patch of it, reads).
+#[derive(Serialize)]
+struct EntryUsesRef<'a> {
+    uses: Option<UsesRef<'a>>,
+    outcomes: Option<OutcomesRef<'a>>,
+}
+
+/// How a file's uses and named imports resolved (its memo but the heads), as written.
+#[derive(Serialize)]
+struct OutcomesRef<'a> {
+    uses: &'a [(u64, Outcome)],
+    imports: &'a [Outcome],
+}
+
+/// [`OutcomesRef`] as read back.
+#[derive(Deserialize, Default)]
+struct Outcomes {
+    uses: Vec<(u64, Outcome)>,
+    imports: Vec<Outcome>,
+}
+
+/// [`EntryUsesRef`] as read back.
+#[derive(Deserialize)]
+struct EntryUses {
+    uses: Option<Uses>,
+    outcomes: Option<Outcomes>,
 }
 
 impl CacheEntry {
@@ -82,18 +135,35 @@ impl CacheEntry {
 
 /// Reads the cache of `dir`; anything unreadable, foreign or damaged reads as empty.
 pub(crate) fn load(dir: &Path) -> HashMap<String, CacheEntry> {
-    read_entries(dir, None)
+    read_entries(dir, None, Part::Whole)
 }
 
 /// The entries of just `paths`, without decoding the rest of the cache.
 pub(crate) fn load_some(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, CacheEntry> {
-    read_entries(dir, Some(paths))
+    read_entries(dir, Some(paths), Part::Whole)
+}
+
+/// Every entry without its uses (see [`CacheEntry`]): what resolving some files again
+/// needs of all the others.
+pub(crate) fn load_declarations(dir: &Path) -> HashMap<String, CacheEntry> {
+    read_entries(dir, None, Part::Declarations)
+}
+
+/// How much of each entry to decode.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Whole,
+    Declarations,
 }
 
 /// The entries of the cache and its patch entries (those of `only`, when given). The
 /// files are mapped, not read: the cache is replaced by renaming, never written in place,
 /// and a mapping spares a copy of it (a large tree's is 150 MB).
-fn read_entries(dir: &Path, only: Option<&HashSet<&str>>) -> HashMap<String, CacheEntry> {
+fn read_entries(
+    dir: &Path,
+    only: Option<&HashSet<&str>>,
+    part: Part,
+) -> HashMap<String, CacheEntry> {
     let read = |name: &str| -> HashMap<String, CacheEntry> {
         let Ok(file) = std::fs::File::open(dir.join(name)) else {
             return HashMap::new();
@@ -101,7 +171,7 @@ fn read_entries(dir: &Path, only: Option<&HashSet<&str>>) -> HashMap<String, Cac
         let Ok(map) = crate::store::map_file(&file) else {
             return HashMap::new();
         };
-        decode(&map, only).unwrap_or_default()
+        decode(&map, only, part).unwrap_or_default()
     };
     let mut entries = read(CACHE_FILE);
     entries.extend(read(PATCH_CACHE_FILE));
@@ -159,7 +229,11 @@ fn decompress_entry(stored: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// Decodes the entries (only those of `only`, when given).
-fn decode(bytes: &[u8], only: Option<&HashSet<&str>>) -> Option<HashMap<String, CacheEntry>> {
+fn decode(
+    bytes: &[u8],
+    only: Option<&HashSet<&str>>,
+    part: Part,
+) -> Option<HashMap<String, CacheEntry>> {
     let mut at = 0usize;
     let mut take = |n: usize| -> Option<&[u8]> {
         let slice = bytes.get(at..at.checked_add(n)?)?;
@@ -199,13 +273,7 @@ fn decode(bytes: &[u8], only: Option<&HashSet<&str>>) -> Option<HashMap<String, 
                 return None;
             }
             let encoded = decompress_entry(slice)?;
-            let mut entry: CacheEntry = postcard::from_bytes(&encoded).ok()?;
-            if let Some(facts) = &mut entry.facts
-                && !facts.build_lookups()
-            {
-                return None;
-            }
-            Some(entry)
+            decode_entry(&encoded, part)
         })
         .collect();
     Some(
@@ -214,6 +282,74 @@ fn decode(bytes: &[u8], only: Option<&HashSet<&str>>) -> Option<HashMap<String, 
             .map(|entry| (entry.path.clone(), entry))
             .collect(),
     )
+}
+
+/// One decompressed entry; `None` if it does not decode or does not hold together.
+fn decode_entry(encoded: &[u8], part: Part) -> Option<CacheEntry> {
+    let (head, rest): (EntryHead, &[u8]) = postcard::take_from_bytes(encoded).ok()?;
+    let uses = match part {
+        Part::Whole => Some(postcard::from_bytes::<EntryUses>(rest).ok()?),
+        Part::Declarations => None,
+    };
+    let (facts_uses, outcomes) = match uses {
+        Some(EntryUses { uses, outcomes }) => (uses, outcomes),
+        None => (None, None),
+    };
+    let facts = match head.declarations {
+        // Facts written whole are read whole unless only their declarations are asked for.
+        Some(declarations) => {
+            if part == Part::Whole && facts_uses.is_none() {
+                return None;
+            }
+            Some(CompactFacts::from_parts(declarations, facts_uses)?)
+        }
+        None => None,
+    };
+    let memo = head.heads.map(|heads| {
+        let Outcomes { uses, imports } = outcomes.unwrap_or_default();
+        FileMemo {
+            uses,
+            imports,
+            heads,
+        }
+    });
+    Some(CacheEntry {
+        path: head.path,
+        hash: head.hash,
+        syntax_errors: head.syntax_errors,
+        first_syntax_error: head.first_syntax_error,
+        timed_out: head.timed_out,
+        facts,
+        package_name: head.package_name,
+        memo,
+    })
+}
+
+/// One entry's two messages, uncompressed.
+fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Vec<u8> {
+    // Only facts read whole are written (an entry read without its uses belongs to a file
+    // no one resolved again, and is not rewritten).
+    debug_assert!(file.facts.as_ref().is_none_or(CompactFacts::has_uses));
+    let head = EntryHeadRef {
+        path: &file.row.path,
+        hash: file.row.hash,
+        syntax_errors: file.row.syntax_errors,
+        first_syntax_error: file.row.first_syntax_error,
+        timed_out: file.row.timed_out,
+        package_name: file.package_name.as_deref(),
+        declarations: file.facts.as_ref().map(CompactFacts::declarations),
+        heads: memo.map(|m| m.heads.as_slice()),
+    };
+    let uses = EntryUsesRef {
+        uses: file.facts.as_ref().and_then(CompactFacts::uses),
+        outcomes: memo.map(|m| OutcomesRef {
+            uses: &m.uses,
+            imports: &m.imports,
+        }),
+    };
+    let mut encoded = postcard::to_stdvec(&head).unwrap_or_default();
+    encoded.extend(postcard::to_stdvec(&uses).unwrap_or_default());
+    encoded
 }
 
 /// Writes the cache of `dir` for a full resolution: every file with its memo (in the
@@ -256,19 +392,7 @@ fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]
     for chunk in files.chunks(256) {
         let encoded: Vec<Vec<u8>> = chunk
             .par_iter()
-            .map(|(file, memo)| {
-                let entry = CacheEntryRef {
-                    path: &file.row.path,
-                    hash: file.row.hash,
-                    syntax_errors: file.row.syntax_errors,
-                    first_syntax_error: file.row.first_syntax_error,
-                    timed_out: file.row.timed_out,
-                    facts: file.facts.as_ref(),
-                    package_name: file.package_name.as_deref(),
-                    memo: *memo,
-                };
-                compress_entry(&postcard::to_stdvec(&entry).unwrap_or_default())
-            })
+            .map(|(file, memo)| compress_entry(&encode_entry(file, *memo)))
             .collect();
         for bytes in &encoded {
             out.write_all(&(bytes.len() as u32).to_le_bytes())
@@ -366,11 +490,35 @@ mod tests {
     fn entries_round_trip_with_their_lookups() {
         let dir = tempfile::tempdir().expect("tempdir");
         let written = [parsed("a.rs"), parsed("b/c.rs")];
-        write(dir.path(), &written, &[]).expect("write");
+        let memo = FileMemo {
+            uses: vec![(11, Outcome::Heuristic), (12, Outcome::Resolved(3))],
+            imports: vec![Outcome::Drop],
+            heads: Vec::new(),
+        };
+        write(dir.path(), &written, &[memo.clone(), memo]).expect("write");
         let read = load(dir.path());
         assert_eq!(read.len(), 2);
         let a = &read["a.rs"];
         assert_eq!(a.hash, 7);
+        let outcomes = |memo: &Option<FileMemo>| {
+            memo.as_ref()
+                .map(|m| (m.uses.clone(), m.imports.clone(), m.heads.len()))
+        };
+        assert_eq!(
+            outcomes(&a.memo),
+            Some((
+                vec![(11, Outcome::Heuristic), (12, Outcome::Resolved(3))],
+                vec![Outcome::Drop],
+                0
+            ))
+        );
+        // Read for its declarations: the same declarations, no uses, no outcomes.
+        let declared = load_declarations(dir.path());
+        let d = declared["a.rs"].facts.as_ref().expect("facts");
+        assert!(!d.has_uses() && d.references.is_empty());
+        assert!(a.facts.as_ref().is_some_and(CompactFacts::has_uses));
+        assert_eq!(d.definitions_named("S").count(), 1);
+        assert_eq!(outcomes(&declared["a.rs"].memo), Some((vec![], vec![], 0)));
         let summary = |facts: &Option<CompactFacts>| {
             facts.as_ref().map(|f| {
                 (
@@ -404,24 +552,17 @@ mod tests {
         for i in 0..good.len() {
             let mut bytes = good.clone();
             bytes[i] ^= 0x5A;
-            assert!(decode(&bytes, None).is_none(), "flip at {i} went unnoticed");
+            assert!(
+                decode(&bytes, None, Part::Whole).is_none(),
+                "flip at {i} went unnoticed"
+            );
         }
     }
 
     #[test]
     fn entries_are_compressed_and_a_damaged_block_is_refused() {
         let file = parsed("src/a.rs");
-        let entry = CacheEntryRef {
-            path: &file.row.path,
-            hash: 1,
-            syntax_errors: false,
-            first_syntax_error: None,
-            timed_out: false,
-            facts: file.facts.as_ref(),
-            package_name: None,
-            memo: None,
-        };
-        let encoded = postcard::to_stdvec(&entry).expect("encode");
+        let encoded = encode_entry(&file, None);
         let stored = compress_entry(&encoded);
         assert_eq!(
             entry_path(&stored),
@@ -443,7 +584,8 @@ mod tests {
             bytes[i] ^= 0xA5;
             // Either refused or decoded to other bytes: never a panic.
             if let Some(other) = decompress_entry(&bytes) {
-                let _ = postcard::from_bytes::<CacheEntry>(&other);
+                let _ = decode_entry(&other, Part::Whole);
+                let _ = decode_entry(&other, Part::Declarations);
             }
         }
     }

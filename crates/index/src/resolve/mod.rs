@@ -40,7 +40,7 @@ use rayon::prelude::*;
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
 use crate::trace::trace_phase;
 
-pub(crate) use facts::{CompactFacts, Def, LocalRef};
+pub(crate) use facts::{CompactFacts, Declarations, DeclarationsRef, Def, LocalRef, Uses, UsesRef};
 pub(crate) use go::go_module_path;
 pub(crate) use rust::{cargo_package_name, rust_module};
 pub(crate) use types::{ContainerHead, KnownHeads};
@@ -929,6 +929,13 @@ impl Tables<'_> {
         let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
             return (Vec::new(), memo);
         };
+        // A file is resolved from facts read whole (the caller's promise: facts read
+        // without their uses would give it no references).
+        debug_assert!(
+            facts.has_uses(),
+            "{} resolved without its uses",
+            file.row.path
+        );
         let resolver = self.resolver(family);
         // The same use in the same context resolves the same way: remember outcomes by
         // (name, qualifier, kind, receiver, receiver chain, enclosing container, modules
