@@ -141,7 +141,7 @@ pub(crate) struct UsesRef<'a> {
 }
 
 /// [`UsesRef`] as read back.
-#[derive(serde::Deserialize)]
+#[derive(serde::Deserialize, Default)]
 pub(crate) struct Uses {
     references: Vec<LocalRef>,
     texts: String,
@@ -454,10 +454,7 @@ impl CompactFacts {
             by_name,
         } = declarations;
         let has_uses = uses.is_some();
-        let Uses { references, texts } = uses.unwrap_or(Uses {
-            references: Vec::new(),
-            texts: String::new(),
-        });
+        let Uses { references, texts } = uses.unwrap_or_default();
         let mut facts = CompactFacts {
             strings,
             module_paths,
