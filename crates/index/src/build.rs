@@ -1577,15 +1577,12 @@ fn prepare_interface_patch(
         return None;
     }
     // The files resolved again, read whole (their uses too).
-    let whole_paths: Vec<String> = affected
+    let whole_paths: HashSet<&str> = affected
         .iter()
         .filter_map(|&fid| rows.get(fid as usize)?.as_ref())
-        .map(|(row, _)| row.path.clone())
+        .map(|(row, _)| row.path.as_str())
         .collect();
-    let mut whole = cache::load_some(
-        &index.dir,
-        &whole_paths.iter().map(String::as_str).collect(),
-    );
+    let mut whole = cache::load_some(&index.dir, &whole_paths);
     for &fid in &affected {
         let Some(Some((row, entry))) = rows.get_mut(fid as usize) else {
             continue;

@@ -173,15 +173,11 @@ impl StringTable {
     /// strings, never a panic).
     fn get(&self, id: u32) -> &str {
         let id = id as usize;
-        let (Some(&end), start) = (
-            self.ends.get(id),
-            id.checked_sub(1).and_then(|i| self.ends.get(i)).copied(),
-        ) else {
+        let Some(&end) = self.ends.get(id) else {
             return "";
         };
-        self.text
-            .get(start.unwrap_or(0) as usize..end as usize)
-            .unwrap_or("")
+        let start = if id == 0 { 0 } else { self.ends[id - 1] };
+        self.text.get(start as usize..end as usize).unwrap_or("")
     }
 
     fn iter(&self) -> impl Iterator<Item = &str> {

@@ -864,10 +864,16 @@ pub(crate) fn resolve_some<'a>(
             &every
         }
     };
-    let (per_file, memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = selected
+    let (per_file, mut memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = selected
         .par_iter()
         .map(|&fid| tables.resolve_file(fid))
         .unzip();
+    // Each memo keeps its file's container heads (the type index is done with them).
+    for (memo, &fid) in memos.iter_mut().zip(selected) {
+        if let Some(heads) = tables.types.heads.get_mut(fid as usize) {
+            memo.heads = std::mem::take(heads);
+        }
+    }
     trace_phase("references resolved", phase);
     let phase = std::time::Instant::now();
     // Sized once and filled file by file (each file's rows freed as they are copied): a
@@ -917,15 +923,8 @@ impl Tables<'_> {
     /// One file's reference rows, and the memo that can redo them without these tables.
     fn resolve_file(&self, fid: u32) -> (Vec<RefRow>, FileMemo) {
         let file = &self.files[fid as usize];
-        let mut memo = FileMemo {
-            heads: self
-                .types
-                .heads
-                .get(fid as usize)
-                .cloned()
-                .unwrap_or_default(),
-            ..FileMemo::default()
-        };
+        // The memo's heads are moved in by the caller, once every file is resolved.
+        let mut memo = FileMemo::default();
         let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
             return (Vec::new(), memo);
         };

@@ -623,8 +623,8 @@ impl Tables<'_> {
             .map_or(NONE, |e| e.0)
     }
 
-    /// One file's containers: their types, members, supertypes and trait impls.
-    /// One file's contribution to the index; `known`: its heads as recorded before.
+    /// One file's containers: their heads, members, supertypes and trait impls; `known`:
+    /// its heads as recorded before.
     fn file_types(&self, fid: u32, known: Option<Vec<ContainerHead>>) -> FileTypes {
         let mut out = FileTypes::default();
         let file = &self.files[fid as usize];
@@ -674,12 +674,11 @@ impl Tables<'_> {
                     }
                 }
             };
-            out.heads.push(head.clone());
             let ContainerHead {
                 self_type: ty,
                 implements,
                 supertypes,
-            } = head;
+            } = &head;
             let is_deref = implements.is_some()
                 && container.implements.as_ref().is_some_and(|tr| {
                     matches!(tr, TypeRef::Named { path, .. }
@@ -691,7 +690,7 @@ impl Tables<'_> {
                 .take_while(|&&(c, _)| c == ci as u32)
                 .map(|&(_, member)| member);
             for member in members {
-                match &ty {
+                match ty {
                     Ty::Repo(sid) => {
                         out.members.push((*sid, member, implements.is_none()));
                         if is_deref
@@ -707,10 +706,10 @@ impl Tables<'_> {
                     }
                     _ => {}
                 }
-                if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = &implements {
+                if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = implements {
                     out.implements.push((member, tr.clone()));
                 }
-                for st in &supertypes {
+                for st in supertypes {
                     if matches!(st, Ty::Repo(_)) {
                         out.implements.push((member, st.clone()));
                     }
@@ -735,7 +734,7 @@ impl Tables<'_> {
                 };
                 out.implementations.push(ImplRecord {
                     supertype: *supertype,
-                    implementor: match &ty {
+                    implementor: match ty {
                         Ty::Repo(sid) => Some(*sid),
                         _ => None,
                     },
@@ -748,13 +747,14 @@ impl Tables<'_> {
                     kind,
                 });
             }
-            if let Ty::Repo(sid) = ty {
+            if let Ty::Repo(sid) = *ty {
                 if let Some(tr @ (Ty::Repo(_) | Ty::Bounds(_))) = implements {
-                    out.supertypes.push((sid, tr));
+                    out.supertypes.push((sid, tr.clone()));
                 }
                 out.supertypes
-                    .extend(supertypes.into_iter().map(|st| (sid, st)));
+                    .extend(supertypes.iter().map(|st| (sid, st.clone())));
             }
+            out.heads.push(head);
         }
         out
     }
