@@ -12,7 +12,8 @@
 # `rust-analyzer scip`), rxjs 7.8.1 (its TypeScript sources) and express 4.21.2 (CommonJS
 # JavaScript) from npm (truth from the TypeScript language service, `findReferences`),
 # requests 2.32.3 and click 8.1.7 from PyPI (sdists; truth from jedi's `get_references`,
-# jedi_truth.py).
+# jedi_truth.py; the answers its truth lacks are then put to jedi's own `goto`,
+# jedi_adjudicate.py).
 # Needs: rust-analyzer and rust-src (`rustup component add rust-analyzer rust-src`), node
 # and npm, python3 with pip (jedi is installed into WORK_DIR/pyenv), curl. The downloads happen once; later runs need no network (the
 # crates' dependencies come from cargo's cache after the first run).
@@ -98,4 +99,15 @@ for project in "${projects[@]}"; do
     --project "$dir" --label "$project" "${ext[@]}" \
     --details "$work/$project.details.json" --json "$repo/benches/results/analyzers-$project.json" \
     | tee "$repo/benches/results/analyzers-$project.txt"
+  case "$project" in
+    requests | click)
+      # jedi's truth misses uses through aliases; its own `goto` is asked about each
+      # answer the truth lacks (jedi_adjudicate.py).
+      echo "answers the truth lacks, asked of jedi's goto:" | tee -a "$repo/benches/results/analyzers-$project.txt"
+      "$work/pyenv/bin/python" "$here/jedi_adjudicate.py" "$dir" "$work/$project.details.json" \
+        "$repo/benches/results/analyzers-$project.json" "$work/$project.unconfirmed.json" \
+        | tee -a "$repo/benches/results/analyzers-$project.txt"
+      ;;
+    *) ;;
+  esac
 done

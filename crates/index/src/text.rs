@@ -131,11 +131,36 @@ pub(crate) fn sub_words(identifier: &str) -> Vec<String> {
 /// indexed terms and the query side alike.
 fn sub_word_ranges(identifier: &str, out: &mut Vec<(usize, usize)>) {
     out.clear();
+    let bytes = identifier.as_bytes();
+    // Most identifiers are one lowercase word (`self`, `return`, `value`): no split.
+    if bytes
+        .iter()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+    {
+        if !bytes.is_empty() {
+            out.push((0, bytes.len()));
+        }
+        return;
+    }
+    // Nearly every other is ASCII: its bytes are its characters, with no decoding.
+    if identifier.is_ascii() {
+        let chars = identifier.bytes().map(char::from).enumerate();
+        push_sub_word_ranges(chars, identifier.len(), out);
+    } else {
+        push_sub_word_ranges(identifier.char_indices(), identifier.len(), out);
+    }
+}
+
+/// [`sub_word_ranges`]' rule over an identifier's characters and their byte offsets.
+fn push_sub_word_ranges(
+    chars: impl Iterator<Item = (usize, char)>,
+    len: usize,
+    out: &mut Vec<(usize, usize)>,
+) {
     let mut start: Option<usize> = None;
     let mut prev: Option<char> = None;
-    let mut chars = identifier.char_indices().peekable();
+    let mut chars = chars.peekable();
     while let Some((i, c)) = chars.next() {
-        let next = chars.peek().map(|&(_, n)| n);
         if c == '_' || c == '$' {
             if let Some(s) = start.take() {
                 out.push((s, i));
@@ -145,7 +170,8 @@ fn sub_word_ranges(identifier: &str, out: &mut Vec<(usize, usize)>) {
                 && prev.is_some_and(|p| {
                     p.is_lowercase()
                         || p.is_ascii_digit()
-                        || (p.is_uppercase() && next.is_some_and(char::is_lowercase))
+                        || (p.is_uppercase()
+                            && chars.peek().is_some_and(|&(_, n)| n.is_lowercase()))
                 });
             if boundary && let Some(s) = start.take() {
                 out.push((s, i));
@@ -155,7 +181,7 @@ fn sub_word_ranges(identifier: &str, out: &mut Vec<(usize, usize)>) {
         prev = Some(c);
     }
     if let Some(s) = start {
-        out.push((s, identifier.len()));
+        out.push((s, len));
     }
 }
 
@@ -163,7 +189,9 @@ fn sub_word_ranges(identifier: &str, out: &mut Vec<(usize, usize)>) {
 /// final `Σ` as the end of a word, which a sub-word is not).
 fn push_lowercase_word(word: &str, out: &mut String) {
     if word.is_ascii() {
-        out.extend(word.bytes().map(|b| char::from(b.to_ascii_lowercase())));
+        let start = out.len();
+        out.push_str(word);
+        out[start..].make_ascii_lowercase();
     } else {
         for c in word.chars() {
             out.extend(c.to_lowercase());
@@ -186,37 +214,92 @@ fn is_identifier_char(c: char) -> bool {
 
 /// Identifier runs in `text` with their byte ranges.
 pub(crate) fn identifier_runs(text: &str) -> IdentifierRuns<'_> {
-    IdentifierRuns {
-        text,
-        chars: text.char_indices().peekable(),
-    }
+    IdentifierRuns { text, next: 0 }
 }
 
 /// The iterator of [`identifier_runs`] (a named type, so a token stream can hold one).
 pub(crate) struct IdentifierRuns<'a> {
     text: &'a str,
-    chars: std::iter::Peekable<std::str::CharIndices<'a>>,
+    /// Where the scan goes on: always a character boundary.
+    next: usize,
+}
+
+/// How a byte starts a character, for the identifier scan: ASCII is decided on the byte
+/// alone (a tree's text is tokenized whole, so this is the text index's innermost
+/// loop); any other byte leads a character that is decoded.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ByteClass {
+    Separator,
+    Identifier,
+    NonAscii,
+}
+
+/// The ASCII half of [`is_identifier_char`], by byte (the tokenizer's unit test holds
+/// the two to the same runs).
+const BYTE_CLASSES: [ByteClass; 256] = {
+    let mut classes = [ByteClass::NonAscii; 256];
+    let mut byte = 0;
+    while byte < 128 {
+        let b = byte as u8;
+        classes[byte] = if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            ByteClass::Identifier
+        } else {
+            ByteClass::Separator
+        };
+        byte += 1;
+    }
+    classes
+};
+
+/// Whether the character that starts at byte `at` of `text` (a character boundary) is
+/// an identifier's, and its length in bytes: for a character that is not ASCII.
+fn decoded_char_at(text: &str, at: usize) -> (bool, usize) {
+    match text.get(at..).and_then(|rest| rest.chars().next()) {
+        Some(c) => (is_identifier_char(c), c.len_utf8()),
+        None => (false, 1),
+    }
+}
+
+/// The class of the byte at `at` (`None` past the end).
+fn class_at(bytes: &[u8], at: usize) -> Option<ByteClass> {
+    bytes.get(at).map(|&b| BYTE_CLASSES[usize::from(b)])
 }
 
 impl<'a> Iterator for IdentifierRuns<'a> {
     type Item = (usize, &'a str);
 
+    // Two plain loops over byte classes: a version with one helper returning
+    // `Option<(bool, usize)>` for both was 20% slower.
     fn next(&mut self) -> Option<(usize, &'a str)> {
-        loop {
-            let (start, c) = self.chars.next()?;
-            if !is_identifier_char(c) {
-                continue;
-            }
-            let mut end = start + c.len_utf8();
-            while let Some(&(i, c)) = self.chars.peek() {
-                if !is_identifier_char(c) {
-                    break;
+        let text = self.text;
+        let bytes = text.as_bytes();
+        let mut at = self.next;
+        let start = loop {
+            match class_at(bytes, at) {
+                None => {
+                    self.next = at;
+                    return None;
                 }
-                end = i + c.len_utf8();
-                self.chars.next();
+                Some(ByteClass::Separator) => at += 1,
+                Some(ByteClass::Identifier) => break at,
+                Some(ByteClass::NonAscii) => match decoded_char_at(text, at) {
+                    (true, _) => break at,
+                    (false, width) => at += width,
+                },
             }
-            return Some((start, &self.text[start..end]));
+        };
+        loop {
+            match class_at(bytes, at) {
+                None | Some(ByteClass::Separator) => break,
+                Some(ByteClass::Identifier) => at += 1,
+                Some(ByteClass::NonAscii) => match decoded_char_at(text, at) {
+                    (true, width) => at += width,
+                    (false, _) => break,
+                },
+            }
         }
+        self.next = at;
+        Some((start, &text[start..at]))
     }
 }
 
@@ -622,8 +705,8 @@ mod tests {
         assert!(definition > other);
     }
 
-    /// The tokenizer as first written (a string per term, a vector per run), kept as the
-    /// reference the streaming one must agree with.
+    /// The tokenizer as first written (a string per term, a vector per run, characters
+    /// decoded one by one), kept as the reference the streaming one must agree with.
     fn reference_tokens(text: &str) -> Vec<(String, usize, usize, usize)> {
         fn reference_sub_words(identifier: &str) -> Vec<String> {
             let chars: Vec<char> = identifier.chars().collect();
@@ -654,8 +737,26 @@ mod tests {
             }
             words
         }
+        fn reference_runs(text: &str) -> Vec<(usize, &str)> {
+            let mut runs = Vec::new();
+            let mut start = None;
+            for (i, c) in text.char_indices() {
+                match (is_identifier_char(c), start) {
+                    (true, None) => start = Some(i),
+                    (false, Some(s)) => {
+                        runs.push((s, &text[s..i]));
+                        start = None;
+                    }
+                    _ => {}
+                }
+            }
+            if let Some(s) = start {
+                runs.push((s, &text[s..]));
+            }
+            runs
+        }
         let mut out = Vec::new();
-        for (position, (start, run)) in identifier_runs(text).enumerate() {
+        for (position, (start, run)) in reference_runs(text).into_iter().enumerate() {
             if run.len() > MAX_TOKEN_BYTES {
                 continue;
             }
