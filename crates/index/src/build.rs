@@ -436,67 +436,14 @@ fn update(
         return Ok(None);
     }
 
-    let text_dir = dir.join(TEXT_DIR);
-    std::fs::create_dir_all(&text_dir).at(&text_dir)?;
-    let (text_index, fields) = match text::open_or_create(&text_dir) {
-        Ok(opened) => opened,
-        Err(_) => {
-            // A damaged or foreign text index: start it afresh (the build rewrites it all).
-            std::fs::remove_dir_all(&text_dir).at(&text_dir)?;
-            std::fs::create_dir_all(&text_dir).at(&text_dir)?;
-            text::open_or_create(&text_dir)?
-        }
-    };
-    let previous_generation = crate::committed_generation(&text_index).unwrap_or(0);
-    let indexing_threads = (threads / 2).max(1);
-    let writer = text_index.writer_with_num_threads::<tantivy::TantivyDocument>(
-        indexing_threads,
-        64 * 1024 * 1024 * indexing_threads,
-    )?;
-    // Each update adds a small segment: merge those among themselves, never into the
-    // large segments of the last full build (which would rewrite most of the text index
-    // during an update). tantivy's default puts everything under 10,000 documents in one
-    // layer.
-    let mut merge_policy = tantivy::merge_policy::LogMergePolicy::default();
-    merge_policy.set_min_layer_size(1);
-    writer.set_merge_policy(Box::new(merge_policy));
-    // A writer killed before its commit can leave files the next commit would write
-    // again under the same names (deletes of a segment at the same opstamp): collect them.
-    writer.garbage_collect_files().wait()?;
-    if !incremental {
-        writer.delete_all_documents()?;
-    }
-    for change in &changes.all {
-        match (change.change, &change.from) {
-            (Change::Added, _) => {}
-            (Change::Renamed, Some(from)) => text::delete_file(&writer, fields, from),
-            _ => text::delete_file(&writer, fields, &change.path),
-        }
-    }
+    let TextWriter {
+        writer,
+        fields,
+        previous_generation,
+    } = TextWriter::open(&dir, threads, incremental, &changes, &changed)?;
 
     if let (Some(patch), Some(index)) = (patch, &previous) {
         let resolved = patch.resolved;
-        // The language the patch parsed each file as (a header's depends on content).
-        let parsed_langs: HashMap<&str, Option<Lang>> = patch
-            .entries
-            .iter()
-            .map(|(parsed, _)| (parsed.row.path.as_str(), parsed.row.lang))
-            .collect();
-        for file in &changed {
-            let lang = parsed_langs
-                .get(file.walked.path.as_str())
-                .copied()
-                .flatten();
-            let lang = lang.map(Lang::as_str).unwrap_or("text");
-            text::add_file(
-                &writer,
-                fields,
-                &file.walked.path,
-                lang,
-                &file.content,
-                file.hash,
-            )?;
-        }
         let generation = previous_generation + 1;
         let base = index.store().base_generation();
         let path = commit_generation(writer, &dir, &started, generation, Some(base), || {
@@ -577,14 +524,6 @@ fn update(
                 continue;
             }
         };
-        text::add_file(
-            &writer,
-            fields,
-            &file.walked.path,
-            lang.map(Lang::as_str).unwrap_or("text"),
-            &file.content,
-            file.hash,
-        )?;
         parsed_files.push(parsed);
     }
     drop(cached);
@@ -615,12 +554,13 @@ fn update(
         Ok(parsed)
     };
     let fresh: Vec<std::result::Result<ParsedFile, Skipped>> = pool.install(|| {
+        // Changed files: their text went to the index when it was opened.
         let new_files = to_parse.into_par_iter().map(|file| {
             let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
             let facts = lang.map(|lang| parse_source(lang, file.content.as_bytes(), &parse_config));
             let parsed = parsed_file(file.row(lang), facts, &file.content);
             count();
-            with_text(Ok((parsed, file.content)))
+            Ok(parsed)
         });
         let unindexed = (if incremental { &[][..] } else { &to_read[..] })
             .par_iter()
@@ -924,6 +864,84 @@ impl ReadFile<'_> {
             timed_out: false,
             symbols: (0, 0),
         }
+    }
+}
+
+/// The text index's writer for one update, with the deletions and the changed files'
+/// documents already given to it (the one place an update's changed files reach the
+/// text index; the documents of files read afresh are added as they are parsed).
+struct TextWriter {
+    writer: tantivy::IndexWriter,
+    fields: text::TextFields,
+    previous_generation: u64,
+}
+
+impl TextWriter {
+    fn open(
+        dir: &Path,
+        threads: usize,
+        incremental: bool,
+        changes: &ChangeSet,
+        changed: &[ReadFile<'_>],
+    ) -> Result<TextWriter> {
+        let text_dir = dir.join(TEXT_DIR);
+        std::fs::create_dir_all(&text_dir).at(&text_dir)?;
+        let (text_index, fields) = match text::open_or_create(&text_dir) {
+            Ok(opened) => opened,
+            Err(_) => {
+                // A damaged or foreign text index: start it afresh (the build rewrites it
+                // all).
+                std::fs::remove_dir_all(&text_dir).at(&text_dir)?;
+                std::fs::create_dir_all(&text_dir).at(&text_dir)?;
+                text::open_or_create(&text_dir)?
+            }
+        };
+        let previous_generation = crate::committed_generation(&text_index).unwrap_or(0);
+        let indexing_threads = (threads / 2).max(1);
+        let writer = text_index.writer_with_num_threads::<tantivy::TantivyDocument>(
+            indexing_threads,
+            64 * 1024 * 1024 * indexing_threads,
+        )?;
+        // Each update adds a small segment: merge those among themselves, never into the
+        // large segments of the last full build (which would rewrite most of the text
+        // index during an update). tantivy's default puts everything under 10,000
+        // documents in one layer.
+        let mut merge_policy = tantivy::merge_policy::LogMergePolicy::default();
+        merge_policy.set_min_layer_size(1);
+        writer.set_merge_policy(Box::new(merge_policy));
+        // A writer killed before its commit can leave files the next commit would write
+        // again under the same names (deletes of a segment at the same opstamp): collect
+        // them.
+        writer.garbage_collect_files().wait()?;
+        if !incremental {
+            writer.delete_all_documents()?;
+        }
+        // Deletions first: a deletion applies to the documents added before it.
+        for change in &changes.all {
+            match (change.change, &change.from) {
+                (Change::Added, _) => {}
+                (Change::Renamed, Some(from)) => text::delete_file(&writer, fields, from),
+                _ => text::delete_file(&writer, fields, &change.path),
+            }
+        }
+        // A changed file's language is decided by its path and content alone, as its
+        // parse decides it.
+        for file in changed {
+            let lang = Lang::of_file(Path::new(&file.walked.path), &file.content);
+            text::add_file(
+                &writer,
+                fields,
+                &file.walked.path,
+                lang.map(Lang::as_str).unwrap_or("text"),
+                &file.content,
+                file.hash,
+            )?;
+        }
+        Ok(TextWriter {
+            writer,
+            fields,
+            previous_generation,
+        })
     }
 }
 
