@@ -321,6 +321,7 @@ impl BuildFlags {
             lock_wait,
             full,
             changed_paths: None,
+            compact: false,
         }
     }
 }
@@ -790,6 +791,7 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
         build: args.build.options(false, LockWait::Wait),
         debounce: Duration::from_millis(args.debounce_ms),
         poll_interval: Duration::from_millis(args.poll_ms.max(100)),
+        ..WatchOptions::default()
     };
     // Ctrl-C and SIGTERM end the loop between updates, so the index is left committed.
     let stop = Arc::new(AtomicBool::new(false));

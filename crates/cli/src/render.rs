@@ -354,6 +354,11 @@ pub fn watch_event(out: &mut Out, event: &WatchEvent) -> anyhow::Result<()> {
             WatchEvent::Updated(s) => serde_json::json!({"event": "updated", "summary": s}),
             WatchEvent::Rescan(m) => serde_json::json!({"event": "rescan", "message": m}),
             WatchEvent::Polling(m) => serde_json::json!({"event": "polling", "message": m}),
+            WatchEvent::Compacted { carried, summary } => serde_json::json!({
+                "event": "compacted",
+                "carried_files": carried,
+                "summary": summary
+            }),
             WatchEvent::Failed(m) => serde_json::json!({"event": "failed", "message": m}),
         };
         let mut value = value;
@@ -375,6 +380,12 @@ pub fn watch_event(out: &mut Out, event: &WatchEvent) -> anyhow::Result<()> {
             )?;
         }
         WatchEvent::Updated(s) => index_summary(out, s)?,
+        WatchEvent::Compacted { carried, summary } => {
+            out.note(&format!(
+                "quiet: the patches carried {carried} files; everything resolved again from the cached facts"
+            ))?;
+            index_summary(out, summary)?;
+        }
         WatchEvent::Rescan(why) => out.note(&format!("rescanning the tree: {why}"))?,
         WatchEvent::Polling(why) => out.note(&why.to_string())?,
         WatchEvent::Failed(why) => out.note(&format!(

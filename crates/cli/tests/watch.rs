@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use common::{copy_tree, fixture, mcursor_command, stderr};
-use mcursor_index::{BuildOptions, FindQuery, Index, build_index};
+use mcursor_index::{BuildOptions, FindQuery, Index, WatchEvent, WatchOptions, build_index};
 
 struct Watcher {
     child: Child,
@@ -255,4 +255,66 @@ fn a_running_watch_holds_the_mark_that_queries_trust_and_releases_it() {
     assert!(status.success(), "{status:?}");
     let released = std::fs::File::open(&mark).expect("open mark");
     assert!(released.try_lock_shared().is_ok(), "released on exit");
+}
+
+#[test]
+fn a_quiet_watch_folds_the_patches_into_a_full_resolution() {
+    let repo = fixture("rust-basic");
+    let root = repo.path().to_path_buf();
+    build_index(&root, &BuildOptions::default(), &|_| {}).expect("first build");
+    // An interface edit: a patch, which later patches carry until a full resolution.
+    let config = root.join("src/config.rs");
+    let text = std::fs::read_to_string(&config).expect("read");
+    std::fs::write(
+        &config,
+        format!("{text}\npub fn added_before_watching() {{}}\n"),
+    )
+    .expect("edit");
+    let edited = build_index(&root, &BuildOptions::default(), &|_| {}).expect("update");
+    assert!(edited.patched, "the edit was not a patch");
+
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let (tx, events) = channel();
+    let watching = {
+        let (root, stop) = (root.clone(), std::sync::Arc::clone(&stop));
+        std::thread::spawn(move || {
+            let options = WatchOptions {
+                compact_idle: Duration::from_millis(300),
+                compact_after_files: 1,
+                ..WatchOptions::default()
+            };
+            mcursor_index::watch(
+                &root,
+                &options,
+                &|| stop.load(std::sync::atomic::Ordering::Relaxed),
+                &mut |event| {
+                    let _ = tx.send(event);
+                },
+            )
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let (carried, summary) = loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match events.recv_timeout(left) {
+            Ok(WatchEvent::Compacted { carried, summary }) => break (carried, summary),
+            Ok(WatchEvent::Failed(why)) => panic!("watch failed: {why}"),
+            Ok(_) => {}
+            Err(e) => panic!("no compaction within a minute: {e}"),
+        }
+    };
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    watching
+        .join()
+        .expect("the watch thread")
+        .expect("watch ended");
+    assert_eq!(carried, 1, "the patch carried the edited file");
+    assert!(!summary.patched, "a compaction is a full resolution");
+    assert!(!summary.unchanged);
+    // Nothing is carried any more: a second quiet spell would fold nothing, and the
+    // index is the one a fresh build makes.
+    let next = build_index(&root, &BuildOptions::default(), &|_| {}).expect("rerun");
+    assert!(next.unchanged);
+    assert_eq!(current_dump(&root), fresh_dump(&root));
+    assert!(defined(&root, "added_before_watching"));
 }

@@ -59,6 +59,10 @@ pub struct BuildOptions {
     /// indexed files and the update can be a patch, the tree is not walked. Otherwise the
     /// build walks the tree as usual.
     pub changed_paths: Option<Vec<PathBuf>>,
+    /// Resolve every file again from the cached facts (parsing only what changed), even
+    /// when nothing changed: the patches since the last full resolution fold into a new
+    /// base, so later patches carry none of their files (`watch` does this when idle).
+    pub compact: bool,
 }
 
 /// The size limit of a new index when none is given.
@@ -75,6 +79,7 @@ impl Default for BuildOptions {
             lock_wait: LockWait::Wait,
             full: false,
             changed_paths: None,
+            compact: false,
         }
     }
 }
@@ -395,6 +400,7 @@ fn update(
     skipped.extend(found_skips);
     if let Some(index) = &previous
         && changes.is_empty()
+        && !options.compact
     {
         if !targeted {
             known.write_if_changed(&dir, &binary, &touched)?;
@@ -415,6 +421,7 @@ fn update(
     // full build, which then parses none of them again.
     let mut parsed_edits: Vec<Option<ParsedFile>> = Vec::new();
     let mut patch = match &previous {
+        Some(_) if options.compact => None,
         Some(index) => prepare_patch(
             index,
             &changes,

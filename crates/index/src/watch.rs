@@ -29,6 +29,12 @@ pub struct WatchOptions {
     pub debounce: Duration,
     /// Rescan interval when the OS cannot watch the tree.
     pub poll_interval: Duration,
+    /// After this long without a change, an index whose patches carry at least
+    /// `compact_after_files` files is resolved again in full from its cached facts
+    /// ([`BuildOptions::compact`]): every later patch carries those files again, so
+    /// small edits grow slower until the patches are folded into a new base.
+    pub compact_idle: Duration,
+    pub compact_after_files: usize,
 }
 
 impl Default for WatchOptions {
@@ -37,6 +43,8 @@ impl Default for WatchOptions {
             build: BuildOptions::default(),
             debounce: Duration::from_millis(20),
             poll_interval: Duration::from_secs(2),
+            compact_idle: Duration::from_secs(10),
+            compact_after_files: 32,
         }
     }
 }
@@ -53,6 +61,12 @@ pub enum WatchEvent {
     /// The OS will not watch the whole tree: why, what to do, and that the loop now
     /// rescans every `poll_interval` instead.
     Polling(String),
+    /// The tree was quiet and the patches since the last full resolution carried
+    /// `carried` files: everything was resolved again from the cached facts.
+    Compacted {
+        carried: usize,
+        summary: BuildSummary,
+    },
     /// An update failed; the index is still the previous generation. Watching goes on.
     Failed(String),
 }
@@ -74,6 +88,22 @@ pub fn watch(
         match build_index(&root, &build, &|_| {}) {
             Ok(summary) if !summary.unchanged => report(WatchEvent::Updated(summary)),
             Ok(_) => {}
+            Err(e) => report(WatchEvent::Failed(e.to_string())),
+        }
+    };
+    // Folds the patches into a new base when they carry enough files (see
+    // `WatchOptions::compact_idle`).
+    let compact = |report: &mut dyn FnMut(WatchEvent)| {
+        let carried = crate::Index::open(&root).map_or(0, |i| i.store().patched_files().len());
+        if carried < options.compact_after_files.max(1) {
+            return;
+        }
+        let build = BuildOptions {
+            compact: true,
+            ..options.build.clone()
+        };
+        match build_index(&root, &build, &|_| {}) {
+            Ok(summary) => report(WatchEvent::Compacted { carried, summary }),
             Err(e) => report(WatchEvent::Failed(e.to_string())),
         }
     };
@@ -113,10 +143,19 @@ pub fn watch(
     };
     let index_dir = root.join(INDEX_DIR);
     let git_dir = root.join(".git");
+    // When the last update ran, and whether the patches may need folding since.
+    let mut quiet_since = std::time::Instant::now();
+    let mut compaction_due = true;
     while !stop() {
         let first = match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(result) => result,
-            Err(RecvTimeoutError::Timeout) => continue,
+            Err(RecvTimeoutError::Timeout) => {
+                if compaction_due && quiet_since.elapsed() >= options.compact_idle {
+                    compaction_due = false;
+                    compact(report);
+                }
+                continue;
+            }
             Err(RecvTimeoutError::Disconnected) => break,
         };
         // Everything already queued belongs to the same update; so does the rest of a
@@ -173,6 +212,8 @@ pub fn watch(
                 None => crate::trace::note(format_args!("update with a walk")),
             }
             update(report, paths);
+            quiet_since = std::time::Instant::now();
+            compaction_due = true;
         }
     }
     debouncer.stop();
