@@ -333,7 +333,11 @@ struct WatchArgs {
     /// Quiet time after the last change of a burst before the index is updated.
     #[arg(long, default_value_t = 20, value_name = "MS")]
     debounce_ms: u64,
-    /// Rescan interval when the OS cannot watch the tree (watch limit reached).
+    /// Rescan every --poll-ms instead of asking the OS for change notifications (network
+    /// file systems such as NFS, SMB and sshfs send none).
+    #[arg(long)]
+    poll: bool,
+    /// Rescan interval when polling (--poll, or when the OS cannot watch the tree).
     #[arg(long, default_value_t = 2000, value_name = "MS")]
     poll_ms: u64,
     #[command(flatten)]
@@ -791,6 +795,7 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
         build: args.build.options(false, LockWait::Wait),
         debounce: Duration::from_millis(args.debounce_ms),
         poll_interval: Duration::from_millis(args.poll_ms.max(100)),
+        poll: args.poll,
         ..WatchOptions::default()
     };
     // Ctrl-C and SIGTERM end the loop between updates, so the index is left committed.

@@ -259,17 +259,28 @@ fn a_running_watch_holds_the_mark_that_queries_trust_and_releases_it() {
 
 #[test]
 fn a_quiet_watch_folds_the_patches_into_a_full_resolution() {
+    quiet_spells_fold_the_patches(false);
+}
+
+/// `--poll`: no notifications asked for; a rescan finds an edit, and a quiet spell folds
+/// the patches as when notified.
+#[test]
+fn a_polling_watch_finds_edits_and_folds_its_patches() {
+    quiet_spells_fold_the_patches(true);
+}
+
+/// An interface edit before watching (a patch, which later patches carry until a full
+/// resolution) and one while watching; after the second, a quiet spell folds them.
+fn quiet_spells_fold_the_patches(poll: bool) {
     let repo = fixture("rust-basic");
     let root = repo.path().to_path_buf();
     build_index(&root, &BuildOptions::default(), &|_| {}).expect("first build");
-    // An interface edit: a patch, which later patches carry until a full resolution.
     let config = root.join("src/config.rs");
-    let text = std::fs::read_to_string(&config).expect("read");
-    std::fs::write(
-        &config,
-        format!("{text}\npub fn added_before_watching() {{}}\n"),
-    )
-    .expect("edit");
+    let append = |name: &str| {
+        let text = std::fs::read_to_string(&config).expect("read");
+        std::fs::write(&config, format!("{text}\npub fn {name}() {{}}\n")).expect("edit");
+    };
+    append("added_before_watching");
     let edited = build_index(&root, &BuildOptions::default(), &|_| {}).expect("update");
     assert!(edited.patched, "the edit was not a patch");
 
@@ -279,6 +290,8 @@ fn a_quiet_watch_folds_the_patches_into_a_full_resolution() {
         let (root, stop) = (root.clone(), std::sync::Arc::clone(&stop));
         std::thread::spawn(move || {
             let options = WatchOptions {
+                poll,
+                poll_interval: Duration::from_millis(100),
                 compact_idle: Duration::from_millis(300),
                 compact_after_files: 1,
                 ..WatchOptions::default()
@@ -294,13 +307,34 @@ fn a_quiet_watch_folds_the_patches_into_a_full_resolution() {
         })
     };
     let deadline = Instant::now() + Duration::from_secs(60);
-    let (carried, summary) = loop {
+    let next = || {
         let left = deadline.saturating_duration_since(Instant::now());
         match events.recv_timeout(left) {
-            Ok(WatchEvent::Compacted { carried, summary }) => break (carried, summary),
             Ok(WatchEvent::Failed(why)) => panic!("watch failed: {why}"),
-            Ok(_) => {}
-            Err(e) => panic!("no compaction within a minute: {e}"),
+            Ok(event) => event,
+            Err(e) => panic!("watch went silent: {e}"),
+        }
+    };
+    match next() {
+        WatchEvent::Polling(why) if poll => assert!(why.contains("as asked"), "{why}"),
+        WatchEvent::Ready(_) if !poll => {}
+        other => panic!("unexpected first event {other:?}"),
+    }
+    if poll {
+        assert!(matches!(next(), WatchEvent::Ready(_)));
+    }
+    append("added_while_watching");
+    // The first quiet spell may fold the earlier patch before the edit is seen; the one
+    // after the edit's update must fold that update's patch.
+    loop {
+        if let WatchEvent::Updated(summary) = next() {
+            assert!(summary.patched, "the edit while watching was not a patch");
+            break;
+        }
+    }
+    let (carried, summary) = loop {
+        if let WatchEvent::Compacted { carried, summary } = next() {
+            break (carried, summary);
         }
     };
     stop.store(true, std::sync::atomic::Ordering::Relaxed);
@@ -308,7 +342,7 @@ fn a_quiet_watch_folds_the_patches_into_a_full_resolution() {
         .join()
         .expect("the watch thread")
         .expect("watch ended");
-    assert_eq!(carried, 1, "the patch carried the edited file");
+    assert_eq!(carried, 1, "the patches carried the edited file");
     assert!(!summary.patched, "a compaction is a full resolution");
     assert!(!summary.unchanged);
     // Nothing is carried any more: a second quiet spell would fold nothing, and the
@@ -317,4 +351,5 @@ fn a_quiet_watch_folds_the_patches_into_a_full_resolution() {
     assert!(next.unchanged);
     assert_eq!(current_dump(&root), fresh_dump(&root));
     assert!(defined(&root, "added_before_watching"));
+    assert!(defined(&root, "added_while_watching"));
 }

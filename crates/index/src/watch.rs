@@ -27,8 +27,12 @@ pub struct WatchOptions {
     pub build: BuildOptions,
     /// Quiet time after the last event of a burst before updating.
     pub debounce: Duration,
-    /// Rescan interval when the OS cannot watch the tree.
+    /// Rescan interval when polling.
     pub poll_interval: Duration,
+    /// Rescan every `poll_interval` instead of asking the OS for change notifications:
+    /// network file systems (NFS, SMB, sshfs) and some container mounts send none. The
+    /// loop also polls when the OS refuses to watch the tree.
+    pub poll: bool,
     /// After this long without a change, an index whose patches carry at least
     /// `compact_after_files` files is resolved again in full from its cached facts
     /// ([`BuildOptions::compact`]): every later patch carries those files again, so
@@ -43,6 +47,7 @@ impl Default for WatchOptions {
             build: BuildOptions::default(),
             debounce: Duration::from_millis(20),
             poll_interval: Duration::from_secs(2),
+            poll: false,
             compact_idle: Duration::from_secs(10),
             compact_after_files: 32,
         }
@@ -58,8 +63,9 @@ pub enum WatchEvent {
     Updated(BuildSummary),
     /// The watcher lost track (queue overflow, error); the tree is rescanned.
     Rescan(String),
-    /// The OS will not watch the whole tree: why, what to do, and that the loop now
-    /// rescans every `poll_interval` instead.
+    /// The loop rescans every `poll_interval` instead of being told of changes: because
+    /// it was asked to, or because the OS will not watch the whole tree (then why, and
+    /// what to do).
     Polling(String),
     /// The tree was quiet and the patches since the last full resolution carried
     /// `carried` files: everything was resolved again from the cached facts.
@@ -80,15 +86,22 @@ pub fn watch(
     report: &mut dyn FnMut(WatchEvent),
 ) -> Result<()> {
     let root = crate::build::check_root(root)?;
+    // Whether anything changed (a failed update counts: the tree did change).
     let update = |report: &mut dyn FnMut(WatchEvent), paths: Option<Vec<PathBuf>>| {
         let build = BuildOptions {
             changed_paths: paths,
             ..options.build.clone()
         };
         match build_index(&root, &build, &|_| {}) {
-            Ok(summary) if !summary.unchanged => report(WatchEvent::Updated(summary)),
-            Ok(_) => {}
-            Err(e) => report(WatchEvent::Failed(e.to_string())),
+            Ok(summary) if !summary.unchanged => {
+                report(WatchEvent::Updated(summary));
+                true
+            }
+            Ok(_) => false,
+            Err(e) => {
+                report(WatchEvent::Failed(e.to_string()));
+                true
+            }
         }
     };
     // Folds the patches into a new base when they carry enough files (see
@@ -109,15 +122,23 @@ pub fn watch(
     };
     let (tx, rx) = channel::<DebounceEventResult>();
     // Watch before the first update, so nothing changed during it goes unnoticed.
-    let watcher = new_debouncer(options.debounce, None, tx).and_then(|mut debouncer| {
-        debouncer.watch(&root, RecursiveMode::Recursive)?;
-        Ok(debouncer)
-    });
-    let polling = match watcher {
-        Ok(debouncer) => Some(debouncer),
-        Err(e) => {
-            report(WatchEvent::Polling(limit_advice(&e, options.poll_interval)));
-            None
+    let notified = if options.poll {
+        report(WatchEvent::Polling(format!(
+            "rescanning every {} s, as asked",
+            options.poll_interval.as_secs_f64()
+        )));
+        None
+    } else {
+        let watcher = new_debouncer(options.debounce, None, tx).and_then(|mut debouncer| {
+            debouncer.watch(&root, RecursiveMode::Recursive)?;
+            Ok(debouncer)
+        });
+        match watcher {
+            Ok(debouncer) => Some(debouncer),
+            Err(e) => {
+                report(WatchEvent::Polling(limit_advice(&e, options.poll_interval)));
+                None
+            }
         }
     };
     // The first update, then the mark (from here on the index is kept current: queries
@@ -129,29 +150,30 @@ pub fn watch(
         Ok(summary) => report(WatchEvent::Ready(summary)),
         Err(e) => report(WatchEvent::Failed(e.to_string())),
     }
-    let Some(debouncer) = polling else {
-        let mut waited = Duration::ZERO;
+    let mut quiet = Quiet::new(options.compact_idle);
+    let Some(debouncer) = notified else {
+        let mut last_scan = std::time::Instant::now();
         while !stop() {
             std::thread::sleep(Duration::from_millis(100));
-            waited += Duration::from_millis(100);
-            if waited >= options.poll_interval {
-                waited = Duration::ZERO;
-                update(report, None);
+            if last_scan.elapsed() >= options.poll_interval {
+                last_scan = std::time::Instant::now();
+                if update(report, None) {
+                    quiet.changed();
+                }
+            }
+            if quiet.fold_now() {
+                compact(report);
             }
         }
         return Ok(());
     };
     let index_dir = root.join(INDEX_DIR);
     let git_dir = root.join(".git");
-    // When the last update ran, and whether the patches may need folding since.
-    let mut quiet_since = std::time::Instant::now();
-    let mut compaction_due = true;
     while !stop() {
         let first = match rx.recv_timeout(Duration::from_millis(200)) {
             Ok(result) => result,
             Err(RecvTimeoutError::Timeout) => {
-                if compaction_due && quiet_since.elapsed() >= options.compact_idle {
-                    compaction_due = false;
+                if quiet.fold_now() {
                     compact(report);
                 }
                 continue;
@@ -212,12 +234,43 @@ pub fn watch(
                 None => crate::trace::note(format_args!("update with a walk")),
             }
             update(report, paths);
-            quiet_since = std::time::Instant::now();
-            compaction_due = true;
+            quiet.changed();
         }
     }
     debouncer.stop();
     Ok(())
+}
+
+/// When the tree last changed, and whether the patches since may need folding: once per
+/// quiet spell of `idle`, the loop looks at what the patches carry (`compact`).
+struct Quiet {
+    idle: Duration,
+    since: std::time::Instant,
+    fold_due: bool,
+}
+
+impl Quiet {
+    fn new(idle: Duration) -> Self {
+        Self {
+            idle,
+            since: std::time::Instant::now(),
+            fold_due: true,
+        }
+    }
+
+    fn changed(&mut self) {
+        self.since = std::time::Instant::now();
+        self.fold_due = true;
+    }
+
+    /// Whether the quiet spell is long enough and its fold not yet tried.
+    fn fold_now(&mut self) -> bool {
+        let now = self.fold_due && self.since.elapsed() >= self.idle;
+        if now {
+            self.fold_due = false;
+        }
+        now
+    }
 }
 
 /// A batch naming this many paths is taken as the start of a storm.
