@@ -604,6 +604,76 @@ fn recorded_container_heads_follow_their_types_to_new_ids() {
     assert_equals_fresh(root);
 }
 
+/// A chain of glob re-exports longer than a chase may follow (`m0` → … → `m9`), used from
+/// its far end (`a.rs`, resolved first: the chase runs out of steps) and near its end
+/// (`z.rs`): `z`'s use resolves whatever was chased before it, in a full build on one
+/// thread as in a patch of `z` alone. (A chase remembered from `a`'s walk once answered
+/// `z` with `a`'s miss: a full build left `Target` a name match, a patch resolved it.)
+#[test]
+fn a_reexport_chain_resolves_alike_whatever_was_chased_before() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    let mut files = vec![
+        (
+            "Cargo.toml".to_owned(),
+            "[package]\nname = \"chain\"\n".to_owned(),
+        ),
+        (
+            "src/a.rs".to_owned(),
+            "use crate::m0::Target;\n\npub fn from_the_far_end(_: Target) {}\n".to_owned(),
+        ),
+        (
+            "src/z.rs".to_owned(),
+            "use crate::m7::Target;\n\npub fn from_near_the_end(_: Target) {}\n".to_owned(),
+        ),
+        ("src/m9.rs".to_owned(), "pub struct Target;\n".to_owned()),
+    ];
+    let mut lib = String::from("pub mod a;\npub mod z;\n");
+    for i in 0..10 {
+        lib.push_str(&format!("pub mod m{i};\n"));
+        if i < 9 {
+            files.push((
+                format!("src/m{i}.rs"),
+                format!("pub use crate::m{}::*;\n", i + 1),
+            ));
+        }
+    }
+    files.push(("src/lib.rs".to_owned(), lib));
+    for (path, text) in &files {
+        let path = root.join(path);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+    let one_thread = |full: bool| BuildOptions {
+        threads: 1,
+        full,
+        ..BuildOptions::default()
+    };
+    build_index(root, &one_thread(true), &|_| {}).expect("full build");
+    let resolved_in_z = || {
+        let refs = stdout(&mcursor(root, &["refs", "Target"]));
+        refs.lines()
+            .filter(|l| l.starts_with("src/z.rs") && !l.contains("heuristic"))
+            .count()
+    };
+    assert_eq!(
+        resolved_in_z(),
+        2,
+        "both uses in z.rs resolved by the full build"
+    );
+    let z = root.join("src/z.rs");
+    let text = std::fs::read_to_string(&z).expect("read");
+    std::fs::write(&z, format!("{text}pub fn added() {{}}\n")).expect("edit");
+    let summary = build_index(root, &one_thread(false), &|_| {}).expect("update");
+    assert!(summary.patched, "{summary:?}");
+    assert_eq!(
+        resolved_in_z(),
+        2,
+        "both uses in z.rs resolved by the patch"
+    );
+    assert_equals_fresh(root);
+}
+
 /// A patch that empties a file, then one over the same base that gives an earlier file
 /// fresh ids: the emptied file's carried range starts inside the earlier file's (the
 /// reader once took that for overlapping ranges and refused the index as corrupt).

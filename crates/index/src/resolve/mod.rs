@@ -29,7 +29,6 @@ mod rust;
 mod shell;
 mod types;
 
-use std::collections::HashSet;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -66,18 +65,151 @@ impl ParsedFile {
     }
 }
 
-/// The state of following one chain of re-exports: what was visited, how much was done.
+/// The state of following one chain of re-exports: the keys on the path being followed,
+/// how much was done, and what a remembered part of a chase must find the same before it
+/// is reused ([`ChaseRecord`]).
 #[derive(Default)]
 struct Chase {
     steps: usize,
-    seen: HashSet<u64>,
+    /// The keys taken and not yet left, in order. A chase that `leave`s its keys holds
+    /// only the path being followed, so only a cycle cuts it short; one that does not
+    /// holds every key it took (at most `MAX_CHAIN_STEPS`).
+    held: Vec<u64>,
+    /// Every key taken (its fingerprint).
+    taken: Vec<u32>,
+    /// Every key found held already, and where it was held.
+    cuts: Vec<(u64, usize)>,
+    /// The step count of every visit, and whether it was within the budget.
+    budget: Vec<(usize, bool)>,
+}
+
+/// Where a part of a chase began.
+#[derive(Clone, Copy)]
+struct ChaseMark {
+    steps: usize,
+    held: usize,
+    taken: usize,
+    cuts: usize,
+    budget: usize,
+}
+
+/// What decided a part of a chase (from a key's visit to its leave). The tables are fixed
+/// for a run, so the part's walk, and its answer, is the same wherever every visit in it
+/// is answered the same: the keys it took are not held there, the keys held before it
+/// that cut it short are held there, and the budget passes and runs out at the same
+/// visits. Step counts are relative to where the part began.
+#[derive(Debug)]
+struct ChaseRecord {
+    /// Fingerprints of the keys taken, sorted (two keys sharing one only make a reuse
+    /// refused that would have been right).
+    taken: Box<[u32]>,
+    /// Keys held before the part began that cut it short.
+    cuts: Box<[u64]>,
+    /// The largest relative step count of a visit within the budget, and the smallest
+    /// of one past it (0: no such visit; a visit counts a step before it is answered, and
+    /// any count past 255 is past the budget wherever the part begins).
+    within_up_to: u8,
+    over_from: u8,
+    steps_after: u32,
+}
+
+fn fingerprint(key: u64) -> u32 {
+    (key ^ (key >> 32)) as u32
 }
 
 impl Chase {
-    /// Whether `key` may be visited (not seen before, budget left).
+    /// Whether `key` may be visited (budget left, not held already).
     fn visit(&mut self, key: u64) -> bool {
         self.steps += 1;
-        self.steps <= MAX_CHAIN_STEPS && self.seen.insert(key)
+        let within = self.steps <= MAX_CHAIN_STEPS;
+        self.budget.push((self.steps, within));
+        if !within {
+            return false;
+        }
+        if let Some(at) = self.held.iter().position(|&k| k == key) {
+            self.cuts.push((key, at));
+            return false;
+        }
+        self.held.push(key);
+        self.taken.push(fingerprint(key));
+        true
+    }
+
+    /// Done with a key `visit` took: later visits of it are not cycles.
+    fn leave(&mut self, key: u64) {
+        if let Some(at) = self.held.iter().rposition(|&k| k == key) {
+            self.held.remove(at);
+        }
+    }
+
+    fn mark(&self) -> ChaseMark {
+        ChaseMark {
+            steps: self.steps,
+            held: self.held.len(),
+            taken: self.taken.len(),
+            cuts: self.cuts.len(),
+            budget: self.budget.len(),
+        }
+    }
+
+    /// What decided the part of the chase since `mark`, to be replayed by another chase.
+    fn record(&self, mark: ChaseMark) -> ChaseRecord {
+        let mut taken = self.taken[mark.taken..].to_vec();
+        taken.sort_unstable();
+        taken.dedup();
+        let mut cuts: Vec<u64> = self.cuts[mark.cuts..]
+            .iter()
+            .filter(|&&(_, at)| at < mark.held)
+            .map(|&(key, _)| key)
+            .collect();
+        cuts.sort_unstable();
+        cuts.dedup();
+        let relative = |within: bool| {
+            self.budget[mark.budget..]
+                .iter()
+                .filter(move |&&(_, w)| w == within)
+                .map(move |&(steps, _)| (steps - mark.steps).min(255) as u8)
+        };
+        ChaseRecord {
+            taken: taken.into(),
+            cuts: cuts.into(),
+            within_up_to: relative(true).max().unwrap_or(0),
+            over_from: relative(false).min().unwrap_or(0),
+            steps_after: u32::try_from(self.steps - mark.steps).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Takes a recorded part of a chase as if walked here, when every visit in it would
+    /// be answered here as it was there; otherwise changes nothing and says so. A
+    /// walk's result then cannot depend on what was remembered before it: a reused part
+    /// is exactly what walking it again would do.
+    fn replay(&mut self, record: &ChaseRecord) -> bool {
+        let base = self.steps;
+        let (within, over) = (record.within_up_to as usize, record.over_from as usize);
+        let same = (within == 0 || base + within <= MAX_CHAIN_STEPS)
+            && (over == 0 || base + over > MAX_CHAIN_STEPS)
+            && self
+                .held
+                .iter()
+                .all(|&k| record.taken.binary_search(&fingerprint(k)).is_err())
+            && record.cuts.iter().all(|k| self.held.contains(k));
+        if !same {
+            return false;
+        }
+        self.taken.extend_from_slice(&record.taken);
+        for &key in record.cuts.iter() {
+            if let Some(at) = self.held.iter().position(|&k| k == key) {
+                self.cuts.push((key, at));
+            }
+        }
+        if within > 0 {
+            self.budget.push((base + within, true));
+        }
+        if over > 0 {
+            self.budget.push((base + over, false));
+        }
+        self.steps = base + record.steps_after as usize;
+        true
     }
 }
 
@@ -868,6 +1000,9 @@ pub(crate) fn resolve_some<'a>(
         .par_iter()
         .map(|&fid| tables.resolve_file(fid))
         .unzip();
+    // The remembered chases are of no use to the next run, and hold memory the rest of
+    // this one needs.
+    rayon::broadcast(|_| rust::forget_chases());
     // Each memo keeps its file's container heads (the type index is done with them).
     for (memo, &fid) in memos.iter_mut().zip(selected) {
         if let Some(heads) = tables.types.heads.get_mut(fid as usize) {
@@ -1165,4 +1300,95 @@ pub(crate) fn bare_call_is_method(family: Family) -> bool {
 
 fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {
     kind.can_refer_to(symbol) || kind == RefKind::Field
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Chase, ChaseRecord, MAX_CHAIN_STEPS, fingerprint};
+
+    /// `key` visited, `inner` run inside it, `key` left; what decided it, recorded.
+    fn part(chase: &mut Chase, key: u64, inner: impl FnOnce(&mut Chase)) -> ChaseRecord {
+        let mark = chase.mark();
+        assert!(chase.visit(key), "{key} not taken");
+        inner(chase);
+        chase.leave(key);
+        chase.record(mark)
+    }
+
+    #[test]
+    fn a_part_is_replayed_where_its_visits_are_answered_alike() {
+        let record = part(&mut Chase::default(), 1, |c| {
+            assert!(c.visit(2));
+            c.leave(2);
+        });
+        let mut elsewhere = Chase::default();
+        assert!(elsewhere.visit(7));
+        assert!(elsewhere.replay(&record));
+        assert_eq!(elsewhere.steps, 3, "the part's two steps counted");
+        assert_eq!(elsewhere.held, [7], "the part's keys left again");
+    }
+
+    #[test]
+    fn a_part_that_took_a_key_held_here_is_not_replayed() {
+        let record = part(&mut Chase::default(), 1, |c| {
+            assert!(c.visit(2));
+            c.leave(2);
+        });
+        let mut elsewhere = Chase::default();
+        assert!(elsewhere.visit(2));
+        let before = (elsewhere.steps, elsewhere.taken.len());
+        assert!(!elsewhere.replay(&record));
+        assert_eq!((elsewhere.steps, elsewhere.taken.len()), before);
+    }
+
+    #[test]
+    fn a_part_cut_by_a_key_held_before_it_is_replayed_only_where_it_is_held() {
+        let mut first = Chase::default();
+        assert!(first.visit(9));
+        // 9 is followed already: coming back to it is a cycle.
+        let record = part(&mut first, 1, |c| assert!(!c.visit(9)));
+        assert_eq!(&*record.cuts, [9]);
+        assert!(!Chase::default().replay(&record));
+        let mut holding = Chase::default();
+        assert!(holding.visit(9));
+        assert!(holding.replay(&record));
+    }
+
+    #[test]
+    fn a_part_cut_by_the_budget_is_replayed_only_where_the_budget_runs_out_alike() {
+        let mut first = Chase::default();
+        for key in 0..MAX_CHAIN_STEPS as u64 - 1 {
+            assert!(first.visit(key));
+        }
+        let record = part(&mut first, 100, |c| assert!(!c.visit(101)));
+        assert_eq!((record.within_up_to, record.over_from), (1, 2));
+        // With the whole budget left, 101 would be taken: not the same walk.
+        assert!(!Chase::default().replay(&record));
+        let mut late = Chase::default();
+        for key in 0..MAX_CHAIN_STEPS as u64 - 1 {
+            assert!(late.visit(key + 1000));
+        }
+        assert!(late.replay(&record));
+    }
+
+    #[test]
+    fn a_replayed_part_is_part_of_the_record_around_it() {
+        let inner = part(&mut Chase::default(), 1, |c| {
+            assert!(c.visit(2));
+            c.leave(2);
+        });
+        let mut chase = Chase::default();
+        let outer = part(&mut chase, 50, |c| assert!(c.replay(&inner)));
+        for key in [50, 1, 2] {
+            assert!(
+                outer.taken.binary_search(&fingerprint(key)).is_ok(),
+                "{key}"
+            );
+        }
+        assert_eq!(outer.steps_after, 3);
+        // Replaying the outer part where 2 is held is refused, as walking it would be cut.
+        let mut holding = Chase::default();
+        assert!(holding.visit(2));
+        assert!(!holding.replay(&outer));
+    }
 }

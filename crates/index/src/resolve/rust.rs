@@ -1,6 +1,7 @@
 //! The Rust resolver family: module paths from the Cargo layout (`src/a/b.rs` → `a::b`,
 //! crate roots for tests, examples and binaries, crate names from `Cargo.toml`), `use`
-//! paths with re-export chasing (bounded, memoized per thread), glob imports,
+//! paths with re-export chasing (bounded; cycles cut by the path being followed; parts
+//! remembered per thread and reused only where they would be walked alike), glob imports,
 //! `self`/`Self`/`super`/`crate` paths, and what the standard library's types say about
 //! their members (for the receiver-type pass).
 
@@ -12,14 +13,30 @@ use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind
 
 use super::types::{Named, OutsideMember, OutsideStep, Spec, Step};
 use super::{
-    Chase, CompactFacts, Def, FamilyResolver, Outcome, ParsedFile, PathHasher, Place, Tables, Use,
-    member_may_be,
+    Chase, ChaseRecord, CompactFacts, Def, FamilyResolver, Outcome, ParsedFile, PathHasher, Place,
+    Tables, Use, member_may_be,
 };
 
+/// A path's chase as walked once: its symbols, and what decided them.
+struct RememberedChase {
+    found: Box<[u32]>,
+    record: ChaseRecord,
+}
+
+/// How many differently-walked chases of one path are remembered (the path followed to
+/// it and the steps left decide its walk; a few of those recur).
+const CHASES_PER_PATH: usize = 4;
+
 thread_local! {
-    /// (resolution run, path key) → symbols; entries of other runs are ignored.
-    static CHASE_CACHE: std::cell::RefCell<(u64, HashMap<u64, Vec<u32>>)> =
+    /// (resolution run, path key) → its remembered chases; entries of other runs are
+    /// ignored.
+    static CHASE_CACHE: std::cell::RefCell<(u64, HashMap<u64, Vec<RememberedChase>>)> =
         std::cell::RefCell::new((0, HashMap::default()));
+}
+
+/// Drops this thread's remembered chases.
+pub(crate) fn forget_chases() {
+    CHASE_CACHE.with(|c| *c.borrow_mut() = (0, HashMap::default()));
 }
 
 /// The `name` of a `Cargo.toml`'s `[package]` table (a line scan: only this one value is
@@ -337,7 +354,8 @@ impl RustTables {
         chase: &mut Chase,
     ) -> Option<Vec<u32>> {
         let candidates = self.absolute(crate_key, context, path)?;
-        // Each reading gets the same budget; the visited set stays shared against cycles.
+        // Each reading gets the same budget; the keys held (the path followed here) cut
+        // cycles.
         let budget_start = chase.steps;
         for (krate, absolute) in &candidates {
             chase.steps = budget_start;
@@ -363,28 +381,48 @@ impl RustTables {
         if path.is_empty() {
             return Vec::new();
         }
-        // Chase results are remembered per thread: the same paths are looked up over and
-        // over in a crate, and most of them lead nowhere. (A chase cut short by its budget
-        // may remember a miss; that costs a resolved reference, never a wrong one.)
+        // Chases are remembered per thread: the same paths are looked up over and over in
+        // a crate, and most of them lead nowhere. A remembered chase is reused only where
+        // walking it again would make the same turns (`Chase::replay`), so what a file
+        // resolves to never depends on the files resolved before it on its thread: a
+        // patch resolving one file answers as the full build did.
         if let Some(found) = CHASE_CACHE.with(|c| {
             let cache = c.borrow();
-            (cache.0 == t.run)
-                .then(|| cache.1.get(&key).cloned())
-                .flatten()
+            if cache.0 != t.run {
+                return None;
+            }
+            cache
+                .1
+                .get(&key)?
+                .iter()
+                .find(|remembered| chase.replay(&remembered.record))
+                .map(|remembered| remembered.found.to_vec())
         }) {
             return found;
         }
+        let mark = chase.mark();
         if !chase.visit(key) {
             return Vec::new();
         }
         let found = self.chase_reexports(t, crate_key, path, chase);
+        chase.leave(key);
+        let remembered = RememberedChase {
+            found: found.as_slice().into(),
+            record: chase.record(mark),
+        };
         CHASE_CACHE.with(|c| {
             let mut cache = c.borrow_mut();
             if cache.0 != t.run || cache.1.len() > 200_000 {
                 cache.1.clear();
                 cache.0 = t.run;
             }
-            cache.1.insert(key, found.clone());
+            let walks = cache.1.entry(key).or_default();
+            if walks.len() == CHASES_PER_PATH {
+                walks.remove(0);
+            }
+            // Most paths are walked one way only: no room for more until needed.
+            walks.reserve_exact(1);
+            walks.push(remembered);
         });
         found
     }
