@@ -19,6 +19,26 @@ use crate::error::{IndexError, Result};
 use crate::lock::LockWait;
 use crate::query::Index;
 
+/// Compiles, on a background thread, the queries of the languages `index` holds (most
+/// files first), so that the first edit a long-running process indexes does not wait for
+/// them: tree-sitter takes 10-800 ms per language (C++ the most), once per process.
+/// Whoever needs a language meanwhile waits for that one compilation, never repeats it.
+pub(crate) fn warm_languages(index: &Index) {
+    let languages: Vec<mcursor_syntax::Lang> = index
+        .languages()
+        .into_iter()
+        .map(|(lang, _)| lang)
+        .collect();
+    // Best effort: without the thread, the first edit compiles its language itself.
+    let _ = std::thread::Builder::new()
+        .name("mcursor-warm".into())
+        .spawn(move || {
+            for lang in languages {
+                let _ = lang.support();
+            }
+        });
+}
+
 /// How often a live index looks at the tree for changes made by others.
 pub const LOOK_EVERY: Duration = Duration::from_secs(1);
 
@@ -117,6 +137,9 @@ impl LiveIndex {
             return Ok(index.clone());
         }
         let index = Arc::new(Index::open_root(&self.root)?);
+        if state.index.is_none() {
+            warm_languages(&index);
+        }
         state.index = Some(index.clone());
         Ok(index)
     }
@@ -144,5 +167,23 @@ mod tests {
         std::fs::write(dir.path().join("src/lib.rs"), "pub fn third() {}\n").expect("write");
         std::thread::sleep(LOOK_EVERY + Duration::from_millis(100));
         assert!(found(&live.get(&|_| {}).expect("get"), "third"));
+    }
+
+    /// What `warm_languages` compiles, and in which order.
+    #[test]
+    fn an_index_names_its_languages_most_files_first() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (path, text) in [
+            ("a.py", "x = 1\n"),
+            ("b.py", "y = 2\n"),
+            ("c.rs", "fn c() {}\n"),
+            ("notes.txt", "text only\n"),
+        ] {
+            std::fs::write(dir.path().join(path), text).expect("write");
+        }
+        build_index(dir.path(), &BuildOptions::default(), &|_| {}).expect("build");
+        let index = Index::open_root(dir.path()).expect("open");
+        use mcursor_syntax::Lang;
+        assert_eq!(index.languages(), [(Lang::Python, 2), (Lang::Rust, 1)]);
     }
 }

@@ -1335,6 +1335,17 @@ impl Index {
         })
     }
 
+    /// The languages of the indexed files with their file counts, most files first.
+    pub fn languages(&self) -> Vec<(Lang, usize)> {
+        let mut counts: BTreeMap<Lang, usize> = BTreeMap::new();
+        for lang in (0..self.store.file_count()).filter_map(|i| self.store.file(i)?.lang) {
+            *counts.entry(lang).or_insert(0) += 1;
+        }
+        let mut languages: Vec<(Lang, usize)> = counts.into_iter().collect();
+        languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        languages
+    }
+
     /// Source files of languages read as text only (no symbols), per language.
     pub fn text_only_files(&self) -> BTreeMap<String, usize> {
         crate::build::text_only_counts(

@@ -146,6 +146,9 @@ pub fn watch(
     // and either keeps the index current), then `Ready`.
     let first = build_index(&root, &options.build, &|_| {});
     let _watching = crate::fresh::mark_watched(&root.join(INDEX_DIR));
+    if let Ok(index) = crate::Index::open(&root) {
+        crate::live::warm_languages(&index);
+    }
     match first {
         Ok(summary) => report(WatchEvent::Ready(summary)),
         Err(e) => report(WatchEvent::Failed(e.to_string())),
