@@ -1315,12 +1315,17 @@ mod tests {
         chase.record(mark)
     }
 
-    #[test]
-    fn a_part_is_replayed_where_its_visits_are_answered_alike() {
-        let record = part(&mut Chase::default(), 1, |c| {
+    /// A fresh chase's part: key 1, and key 2 followed from it.
+    fn one_then_two() -> ChaseRecord {
+        part(&mut Chase::default(), 1, |c| {
             assert!(c.visit(2));
             c.leave(2);
-        });
+        })
+    }
+
+    #[test]
+    fn a_part_is_replayed_where_its_visits_are_answered_alike() {
+        let record = one_then_two();
         let mut elsewhere = Chase::default();
         assert!(elsewhere.visit(7));
         assert!(elsewhere.replay(&record));
@@ -1330,10 +1335,7 @@ mod tests {
 
     #[test]
     fn a_part_that_took_a_key_held_here_is_not_replayed() {
-        let record = part(&mut Chase::default(), 1, |c| {
-            assert!(c.visit(2));
-            c.leave(2);
-        });
+        let record = one_then_two();
         let mut elsewhere = Chase::default();
         assert!(elsewhere.visit(2));
         let before = (elsewhere.steps, elsewhere.taken.len());
@@ -1373,10 +1375,7 @@ mod tests {
 
     #[test]
     fn a_replayed_part_is_part_of_the_record_around_it() {
-        let inner = part(&mut Chase::default(), 1, |c| {
-            assert!(c.visit(2));
-            c.leave(2);
-        });
+        let inner = one_then_two();
         let mut chase = Chase::default();
         let outer = part(&mut chase, 50, |c| assert!(c.replay(&inner)));
         for key in [50, 1, 2] {
