@@ -322,6 +322,7 @@ impl BuildFlags {
             full,
             changed_paths: None,
             compact: false,
+            resident: None,
         }
     }
 }
@@ -340,6 +341,11 @@ struct WatchArgs {
     /// Rescan interval when polling (--poll, or when the OS cannot watch the tree).
     #[arg(long, default_value_t = 2000, value_name = "MS")]
     poll_ms: u64,
+    /// Do not keep every file's declarations in memory between updates: an edit that
+    /// changes an interface then reads them from the facts cache again (about 0.5 s on a
+    /// 16,000-file tree), and the watcher holds only what an update needs while it runs.
+    #[arg(long)]
+    low_memory: bool,
     #[command(flatten)]
     build: BuildFlags,
     #[command(flatten)]
@@ -796,6 +802,7 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
         debounce: Duration::from_millis(args.debounce_ms),
         poll_interval: Duration::from_millis(args.poll_ms.max(100)),
         poll: args.poll,
+        hold_declarations: !args.low_memory,
         ..WatchOptions::default()
     };
     // Ctrl-C and SIGTERM end the loop between updates, so the index is left committed.

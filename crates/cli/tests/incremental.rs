@@ -11,7 +11,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use common::{copy_tree, fixtures_dir, mcursor, mcursor_command, source_files, stderr, stdout};
-use mcursor_index::{BuildOptions, Index, build_index};
+use mcursor_index::{BuildOptions, Index, ResidentDeclarations, build_index};
 use mcursor_synth::SplitMix64;
 
 /// The language fixtures side by side in one repository.
@@ -393,6 +393,12 @@ fn incremental_updates_equal_fresh_indexes() {
     for seed in 0..sequences {
         let repo = mixed_repo();
         let root = repo.path();
+        // Every other sequence keeps its declarations between updates, as `watch` does.
+        let resident = (seed % 2 == 1).then(ResidentDeclarations::new);
+        let options = |full: bool| BuildOptions {
+            resident: resident.clone(),
+            ..options(full)
+        };
         build_index(root, &options(false), &|_| {}).expect("first build");
         let mut rng = SplitMix64::new(seed);
         let mut history = Vec::new();

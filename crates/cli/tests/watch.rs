@@ -294,6 +294,8 @@ fn quiet_spells_fold_the_patches(poll: bool) {
                 poll_interval: Duration::from_millis(100),
                 compact_idle: Duration::from_millis(300),
                 compact_after_files: 1,
+                // The polling run also goes without held declarations (`--low-memory`).
+                hold_declarations: !poll,
                 ..WatchOptions::default()
             };
             mcursor_index::watch(

@@ -30,6 +30,7 @@ use serde::Serialize;
 use crate::cache::{self, CacheEntry};
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
+use crate::resident::{ResidentDeclarations, Stamp};
 use crate::resolve::{
     CompactFacts, FileMemo, KnownHeads, ParsedFile, cargo_package_name, go_module_path, resolve,
     rows_from_memo,
@@ -63,6 +64,11 @@ pub struct BuildOptions {
     /// when nothing changed: the patches since the last full resolution fold into a new
     /// base, so later patches carry none of their files (`watch` does this when idle).
     pub compact: bool,
+    /// Every file's declarations, kept between the updates of a long-running process
+    /// (`watch`): an interface patch takes them from here instead of decoding the facts
+    /// cache, and each commit brings them up to date. `None` (the default): read when
+    /// needed, freed after.
+    pub resident: Option<ResidentDeclarations>,
 }
 
 /// The size limit of a new index when none is given.
@@ -80,6 +86,7 @@ impl Default for BuildOptions {
             full: false,
             changed_paths: None,
             compact: false,
+            resident: None,
         }
     }
 }
@@ -430,7 +437,16 @@ fn update(
             &pool,
             &mut parsed_edits,
         )
-        .or_else(|| prepare_interface_patch(index, &changes, &changed, &pool, &mut parsed_edits)),
+        .or_else(|| {
+            prepare_interface_patch(
+                index,
+                &changes,
+                &changed,
+                &pool,
+                &mut parsed_edits,
+                options.resident.as_ref(),
+            )
+        }),
         None => None,
     };
     if let (Some(patch), Some((started, root_mtime))) = (&mut patch, walk_times) {
@@ -453,7 +469,7 @@ fn update(
         let resolved = patch.resolved;
         let generation = previous_generation + 1;
         let base = index.store().base_generation();
-        let path = commit_generation(writer, &dir, &started, generation, Some(base), || {
+        let committed = commit_generation(writer, &dir, &started, generation, Some(base), || {
             let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
             trace(&started, "patch written");
             let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
@@ -463,8 +479,24 @@ fn update(
                 known.write_if_changed(&dir, &binary, &touched)?;
             }
             Ok(path)
-        })?;
-        let written = store::Store::open(&path)?;
+        })
+        .and_then(|path| store::Store::open(&path));
+        let written = match (committed, &options.resident) {
+            (Ok(written), Some(resident)) => {
+                resident.patched(
+                    Stamp::of(index.store()),
+                    Stamp::of(&written),
+                    patch.declarations,
+                    patch.entries,
+                );
+                written
+            }
+            (Ok(written), None) => written,
+            (Err(e), resident) => {
+                resident.iter().for_each(ResidentDeclarations::forget);
+                return Err(e);
+            }
+        };
         skipped.sort();
         let skipped = (!targeted).then_some(skipped);
         return Ok(Some(store_summary(
@@ -635,6 +667,8 @@ fn update(
     };
     trace(&started, "parsed");
     let generation = previous_generation + 1;
+    let stamp = Stamp::new(generation, meta.built_unix_ms);
+    let resident = options.resident.clone();
     let (symbols, references) =
         commit_generation(writer, &dir, &started, generation, None, || {
             let (data, memos) = pool.install(|| resolve(&parsed_files, meta));
@@ -656,8 +690,13 @@ fn update(
             let counts = (data.symbols.len(), data.refs.len());
             drop(data);
             known.write_if_changed(&dir, &binary, &touched)?;
-            // Freeing a million small allocations takes a while; let it overlap the commit.
-            std::thread::spawn(move || drop((parsed_files, memos)));
+            // Freeing a million small allocations takes a while; let it overlap the commit
+            // (a resident holder keeps the declarations, tagged with the generation about
+            // to be committed: if the commit fails, no index carries that stamp).
+            std::thread::spawn(move || match resident {
+                Some(resident) => resident.resolved(stamp, parsed_files, memos),
+                None => drop((parsed_files, memos)),
+            });
             trace(&started, "cache written");
             Ok(counts)
         })?;
@@ -1170,6 +1209,9 @@ struct Patch {
     resolved: usize,
     ids: Vec<u32>,
     entries: Vec<(ParsedFile, FileMemo)>,
+    /// The declarations of every file not in the patch, as the cache holds them, when an
+    /// interface patch took them from [`BuildOptions::resident`] (given back on commit).
+    declarations: Option<HashMap<String, CacheEntry>>,
 }
 
 /// Prepares this update as a patch over the previous generation's store, when it can be
@@ -1418,6 +1460,7 @@ fn prepare_patch(
         ids,
         entries,
         resolved: 0,
+        declarations: None,
     })
 }
 
@@ -1436,6 +1479,7 @@ fn prepare_interface_patch(
     changed: &[ReadFile<'_>],
     pool: &rayon::ThreadPool,
     parsed: &mut [Option<ParsedFile>],
+    resident: Option<&ResidentDeclarations>,
 ) -> Option<Patch> {
     let refuse = |reason: &str| note(format_args!("not an interface patch: {reason}"));
     if changes.all.iter().any(|c| c.change != Change::Modified) {
@@ -1452,7 +1496,10 @@ fn prepare_interface_patch(
     let store = index.store();
     let file_count = store.file_count();
     // Every file's declarations; the uses only of the files resolved again, below.
-    let mut cached = cache::load_declarations(&index.dir);
+    let mut cached = match resident {
+        Some(resident) => resident.take_or_load(&index.dir, Stamp::of(store)),
+        None => cache::load_declarations(&index.dir),
+    };
     trace(&timer, "cache loaded");
     // The edited files (id → index in `changed`), the names and supertypes their edits
     // changed, and those whose interface changed (they take fresh symbol ids; the others
@@ -1853,9 +1900,24 @@ fn prepare_interface_patch(
         parsed.row.symbols = file_rows[entries.len()].symbols;
         entries.push((parsed, memo));
     }
-    // The untouched files' facts and memos are freed off the critical path (about a
-    // second on a large tree).
-    std::thread::spawn(move || drop((slots, memos_before)));
+    // The untouched files' declarations go back to the resident holder, or are freed
+    // off the critical path (about a second on a large tree).
+    let declarations = match resident {
+        Some(_) => Some(
+            slots
+                .into_iter()
+                .zip(memos_before)
+                .filter_map(|(file, memo)| {
+                    let entry = CacheEntry::declarations_of(file?, memo);
+                    Some((entry.path.clone(), entry))
+                })
+                .collect(),
+        ),
+        None => {
+            std::thread::spawn(move || drop((slots, memos_before)));
+            None
+        }
+    };
     let meta = patch_meta(store, changed);
     trace(&timer, "interface patch prepared");
     Some(Patch {
@@ -1872,6 +1934,7 @@ fn prepare_interface_patch(
         resolved: affected.len(),
         ids: affected,
         entries,
+        declarations,
     })
 }
 

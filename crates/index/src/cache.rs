@@ -119,6 +119,33 @@ struct EntryUses {
 }
 
 impl CacheEntry {
+    /// The entry [`load_declarations`] reads back for `file` written with `memo`: its
+    /// facts without their uses, the memo's container heads only.
+    pub fn declarations_of(file: ParsedFile, memo: Option<FileMemo>) -> CacheEntry {
+        let ParsedFile {
+            row,
+            mut facts,
+            package_name,
+        } = file;
+        if let Some(facts) = &mut facts {
+            facts.drop_uses();
+        }
+        CacheEntry {
+            path: row.path,
+            hash: row.hash,
+            syntax_errors: row.syntax_errors,
+            first_syntax_error: row.first_syntax_error,
+            timed_out: row.timed_out,
+            facts,
+            package_name,
+            memo: memo.map(|memo| FileMemo {
+                uses: Vec::new(),
+                imports: Vec::new(),
+                heads: memo.heads,
+            }),
+        }
+    }
+
     pub fn into_parsed(self, row: FileRow) -> ParsedFile {
         ParsedFile {
             row: FileRow {

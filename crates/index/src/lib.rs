@@ -34,6 +34,7 @@ mod impls;
 pub mod live;
 pub mod lock;
 mod query;
+pub mod resident;
 mod resolve;
 pub mod store;
 mod text;
@@ -59,6 +60,7 @@ pub use query::{
     RefTarget, RefsQuery, STATUS_SYNTAX_ERRORS, SearchHit, SearchQuery, Status, SymbolHit,
     SyntaxErrorFile, SyntaxErrors, UnreadMention,
 };
+pub use resident::ResidentDeclarations;
 pub use store::{Confidence, FORMAT_VERSION, ImplKind};
 pub use walk::{INDEX_DIR, SkipReason};
 pub use watch::{WatchEvent, WatchOptions, watch};

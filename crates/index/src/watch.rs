@@ -19,6 +19,7 @@ use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
 
 use crate::build::{BuildOptions, BuildSummary, build_index};
 use crate::error::Result;
+use crate::resident::ResidentDeclarations;
 use crate::walk::INDEX_DIR;
 
 /// How `watch` runs.
@@ -39,6 +40,12 @@ pub struct WatchOptions {
     /// small edits grow slower until the patches are folded into a new base.
     pub compact_idle: Duration,
     pub compact_after_files: usize,
+    /// Keep every file's declarations in memory between updates
+    /// ([`BuildOptions::resident`]): an edit that changes an interface then skips
+    /// decoding them from the facts cache (about 0.5 s on a tree of 16,000 files), for
+    /// about as much memory as they take decoded (roughly the size of the facts cache
+    /// uncompressed).
+    pub hold_declarations: bool,
 }
 
 impl Default for WatchOptions {
@@ -50,6 +57,7 @@ impl Default for WatchOptions {
             poll: false,
             compact_idle: Duration::from_secs(10),
             compact_after_files: 32,
+            hold_declarations: true,
         }
     }
 }
@@ -86,6 +94,14 @@ pub fn watch(
     report: &mut dyn FnMut(WatchEvent),
 ) -> Result<()> {
     let root = crate::build::check_root(root)?;
+    let resident = options.hold_declarations.then(ResidentDeclarations::new);
+    let options = &WatchOptions {
+        build: BuildOptions {
+            resident: resident.clone(),
+            ..options.build.clone()
+        },
+        ..options.clone()
+    };
     // Whether anything changed (a failed update counts: the tree did change).
     let update = |report: &mut dyn FnMut(WatchEvent), paths: Option<Vec<PathBuf>>| {
         let build = BuildOptions {
@@ -148,6 +164,11 @@ pub fn watch(
     let _watching = crate::fresh::mark_watched(&root.join(INDEX_DIR));
     if let Ok(index) = crate::Index::open(&root) {
         crate::live::warm_languages(&index);
+    }
+    // An index that was current already was not resolved here: its declarations are
+    // read now, off the loop, rather than by the first edit that needs them.
+    if let Some(resident) = &resident {
+        resident.warm(&root);
     }
     match first {
         Ok(summary) => report(WatchEvent::Ready(summary)),

@@ -476,6 +476,14 @@ impl CompactFacts {
         self.has_uses
     }
 
+    /// These facts as the cache reads them without their uses (see
+    /// [`CompactFacts::from_parts`]).
+    pub fn drop_uses(&mut self) {
+        self.references = Vec::new();
+        self.texts = String::new();
+        self.has_uses = false;
+    }
+
     /// Whether two versions of a file declare the same things in the same order: the
     /// same definitions (name, kind, modules, container, parent, default export, declared
     /// type, initial value), the same containers and the same imports. Positions (of
