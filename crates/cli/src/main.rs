@@ -320,9 +320,7 @@ impl BuildFlags {
             parse_timeout: Duration::from_millis(self.parse_timeout_ms),
             lock_wait,
             full,
-            changed_paths: None,
-            compact: false,
-            resident: None,
+            ..defaults
         }
     }
 }

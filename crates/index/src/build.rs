@@ -69,6 +69,29 @@ pub struct BuildOptions {
     /// cache, and each commit brings them up to date. `None` (the default): read when
     /// needed, freed after.
     pub resident: Option<ResidentDeclarations>,
+    /// Stops a full resolution (a compaction, a rebuild from cached facts) once set:
+    /// checked after the facts are loaded, between files while resolving and before the
+    /// writes, so the build returns [`IndexError::Cancelled`] soon after, without
+    /// committing. `watch` cancels a compaction this way when files change.
+    pub cancel: Option<Cancel>,
+}
+
+/// A flag that cancels a build (see [`BuildOptions::cancel`]); clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct Cancel(Arc<std::sync::atomic::AtomicBool>);
+
+impl Cancel {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
 }
 
 /// The size limit of a new index when none is given.
@@ -87,6 +110,7 @@ impl Default for BuildOptions {
             changed_paths: None,
             compact: false,
             resident: None,
+            cancel: None,
         }
     }
 }
@@ -508,6 +532,11 @@ fn update(
             resolved,
         )));
     }
+    // What declarations a long-running process holds are stale once this resolution
+    // commits; freed now, they do not add to its peak (it hands its own over after).
+    if let Some(resident) = &options.resident {
+        resident.forget();
+    }
     // Facts of kept files come from the cache; a file it lacks is parsed again.
     let mut cached = if incremental {
         cache::load(&dir)
@@ -666,13 +695,20 @@ fn update(
         ..store::IndexMeta::default()
     };
     trace(&started, "parsed");
+    let cancelled = || options.cancel.as_ref().is_some_and(Cancel::is_cancelled);
+    if cancelled() {
+        return Err(IndexError::Cancelled);
+    }
     let generation = previous_generation + 1;
     let stamp = Stamp::new(generation, meta.built_unix_ms);
     let resident = options.resident.clone();
     let (symbols, references) =
         commit_generation(writer, &dir, &started, generation, None, || {
-            let (data, memos) = pool.install(|| resolve(&parsed_files, meta));
+            let (data, memos) = pool.install(|| resolve(&parsed_files, meta, &cancelled));
             trace(&started, "resolved");
+            if cancelled() {
+                return Err(IndexError::Cancelled);
+            }
             // The store is written by one thread, the cache by the others (it encodes
             // a chunk of entries at a time, so it adds little to the peak).
             let (graph, cache) = pool.install(|| {
@@ -1726,6 +1762,7 @@ fn prepare_interface_patch(
             store::IndexMeta::default(),
             Some(&affected),
             Some(&known),
+            &|| false,
         )
     });
     trace(&timer, "reached files resolved");
@@ -2251,6 +2288,43 @@ mod tests {
         );
         // An odd trailing byte in UTF-16 must not panic.
         assert!(decode_source(vec![0xFF, 0xFE, 0x41]).is_ok());
+    }
+
+    /// A compaction cancelled before it commits leaves the generation it started from
+    /// (its patches still carried); the same compaction not cancelled folds them.
+    #[test]
+    fn a_cancelled_compaction_commits_nothing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("src")).expect("mkdir");
+        std::fs::write(root.join("Cargo.toml"), "[package]\nname = \"a\"\n").expect("write");
+        std::fs::write(root.join("src/lib.rs"), "pub fn a() {}\n").expect("write");
+        build_index(root, &BuildOptions::default(), &|_| {}).expect("build");
+        std::fs::write(
+            root.join("src/lib.rs"),
+            "pub fn a() {}\npub fn b() { a() }\n",
+        )
+        .expect("edit");
+        let patched = build_index(root, &BuildOptions::default(), &|_| {}).expect("update");
+        assert!(patched.patched);
+        let cancel = Cancel::new();
+        cancel.cancel();
+        let compact = |cancel: Option<Cancel>| BuildOptions {
+            compact: true,
+            cancel,
+            ..BuildOptions::default()
+        };
+        match build_index(root, &compact(Some(cancel)), &|_| {}) {
+            Err(IndexError::Cancelled) => {}
+            other => panic!("not cancelled: {other:?}"),
+        }
+        let index = crate::Index::open(root).expect("open");
+        assert_eq!(index.generation(), patched.generation);
+        assert!(!index.store().patched_files().is_empty());
+        let folded = build_index(root, &compact(Some(Cancel::new())), &|_| {}).expect("fold");
+        assert!(folded.generation > patched.generation);
+        let index = crate::Index::open(root).expect("open");
+        assert!(index.store().patched_files().is_empty());
     }
 
     #[test]

@@ -50,6 +50,9 @@ pub enum IndexError {
     /// A `PATH:LINE[:COL]` location that names nothing indexed.
     #[error("{0}")]
     BadLocation(String),
+    /// The build was cancelled ([`crate::BuildOptions::cancel`]) before it committed.
+    #[error("the update was cancelled before it committed; the index is as it was")]
+    Cancelled,
 }
 
 pub type Result<T, E = IndexError> = std::result::Result<T, E>;

@@ -45,7 +45,7 @@ pub mod watch;
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildOptions, BuildSummary, Change, ChangedFile, Changes, ParseOnlyReport, Progress,
+    BuildOptions, BuildSummary, Cancel, Change, ChangedFile, Changes, ParseOnlyReport, Progress,
     build_index, check_root, decode_source, parse_only,
 };
 pub use error::{IndexError, Result};

@@ -85,20 +85,14 @@ impl ResidentDeclarations {
     /// in `dir`. The caller holds the index's write lock, so the cache is that
     /// generation's.
     pub(crate) fn take_or_load(&self, dir: &Path, stamp: Stamp) -> HashMap<String, CacheEntry> {
-        let stale = match self.lock().take() {
-            Some(h) if h.stamp == stamp => {
-                note(format_args!(
-                    "declarations of {} files held",
-                    h.entries.len()
-                ));
-                return h.entries;
-            }
-            other => other,
-        };
-        if let Some(stale) = stale {
-            // Freed off the caller's thread: it may be a whole tree's.
-            std::thread::spawn(move || drop(stale));
+        if let Some(h) = self.lock().take_if(|h| h.stamp == stamp) {
+            note(format_args!(
+                "declarations of {} files held",
+                h.entries.len()
+            ));
+            return h.entries;
         }
+        self.forget();
         cache::load_declarations(dir)
     }
 
@@ -155,8 +149,10 @@ impl ResidentDeclarations {
     /// Drops what is held (a commit that is neither a patch nor a full resolution with
     /// its files at hand, or one that failed).
     pub(crate) fn forget(&self) {
-        let stale = self.lock().take();
-        drop(stale);
+        if let Some(stale) = self.lock().take() {
+            // Freed off the caller's thread: it may be a whole tree's.
+            std::thread::spawn(move || drop(stale));
+        }
     }
 
     /// Reads the declarations of the index of `root` on a background thread, unless they

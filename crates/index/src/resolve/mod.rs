@@ -808,11 +808,12 @@ fn file_symbols<'a>(
 
 /// Resolves every file's references and assembles the store tables; also returns each
 /// file's [`FileMemo`], in file order.
-pub(crate) fn resolve(
-    files: &[ParsedFile],
+pub(crate) fn resolve<'a>(
+    files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
-) -> (StoreData<'_>, Vec<FileMemo>) {
-    resolve_some(files, meta, None, None)
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> (StoreData<'a>, Vec<FileMemo>) {
+    resolve_some(files, meta, None, None, cancelled)
 }
 
 /// [`resolve`] with the tables of every file but the references of only the files `only`
@@ -820,11 +821,14 @@ pub(crate) fn resolve(
 /// range of symbol ids) and name, every override and implementation, and the symbol rows
 /// and references of those files only (their rows back to back, in that order); the
 /// memos are theirs, in that order. The heads of `known`'s files are taken from it.
+/// Once `cancelled` says so, the files left are not resolved (their references and memos
+/// come out empty): the caller, which asked for the cancellation, discards the result.
 pub(crate) fn resolve_some<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
     only: Option<&[u32]>,
     known: Option<&KnownHeads>,
+    cancelled: &(dyn Fn() -> bool + Sync),
 ) -> (StoreData<'a>, Vec<FileMemo>) {
     let started = std::time::Instant::now();
     let mut tables = Tables {
@@ -998,7 +1002,12 @@ pub(crate) fn resolve_some<'a>(
     };
     let (per_file, mut memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = selected
         .par_iter()
-        .map(|&fid| tables.resolve_file(fid))
+        .map(|&fid| {
+            if cancelled() {
+                return (Vec::new(), FileMemo::default());
+            }
+            tables.resolve_file(fid)
+        })
         .unzip();
     // The remembered chases are of no use to the next run, and hold memory the rest of
     // this one needs.
