@@ -417,6 +417,10 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
                 parts.push(format!("{n} {what}"));
             }
         }
+        // A fold of the patches (`watch` when quiet) resolves again without a change.
+        if parts.is_empty() {
+            parts.push("no file changed".to_owned());
+        }
         writeln!(
             out.stream,
             "updated in {:.2}s{}: {}; {} files, {} symbols, {} references (generation {})",

@@ -42,6 +42,11 @@ pub(crate) fn warm_languages(index: &Index) {
 /// How often a live index looks at the tree for changes made by others.
 pub const LOOK_EVERY: Duration = Duration::from_secs(1);
 
+/// How long a reader that changed files waits for a running watcher to index them before
+/// it updates the index itself (a watcher's update of a large tree takes a second or
+/// two; one cancelling its quiet-spell fold first, a second more).
+pub const WATCHER_WAIT: Duration = Duration::from_secs(10);
+
 /// An index kept current for a long-running reader. Safe to share between threads.
 pub struct LiveIndex {
     root: PathBuf,
@@ -86,10 +91,59 @@ impl LiveIndex {
     /// After the reader changed files: `changed` (absolute paths; `None` after a command,
     /// which may have changed anything: a walk). Waits for another writer. Only when an
     /// index exists; a failure is left to the next [`get`](Self::get).
+    ///
+    /// While `mcursor watch` keeps the index current, an edit of indexed files is left to
+    /// it (it holds every file's declarations, so its update is the faster one, and two
+    /// processes would otherwise do the same update one after the other): this waits, up
+    /// to [`WATCHER_WAIT`], for a generation that holds the files as they are now.
     pub fn after_change(&self, changed: Option<Vec<PathBuf>>) {
-        if self.root.join(crate::walk::INDEX_DIR).is_dir() {
-            let mut state = self.lock();
-            let _ = self.update(&mut state, changed, true, &|_| {});
+        let dir = self.root.join(crate::walk::INDEX_DIR);
+        if !dir.is_dir() {
+            return;
+        }
+        let mut state = self.lock();
+        if let Some(paths) = &changed
+            && crate::fresh::live_watcher(&dir).is_some()
+            && let Some(index) = self.wait_for_watcher(paths)
+        {
+            state.index = Some(index);
+            return;
+        }
+        let _ = self.update(&mut state, changed, true, &|_| {});
+    }
+
+    /// The first generation a running watcher commits that holds `paths` with their
+    /// contents now; `None` when a path is not an indexed file (new, deleted, ignored:
+    /// the caller updates itself), or after [`WATCHER_WAIT`] without one.
+    fn wait_for_watcher(&self, paths: &[PathBuf]) -> Option<Arc<Index>> {
+        let started = Instant::now();
+        let mut index: Option<Arc<Index>> = None;
+        loop {
+            let generation = crate::current_generation(&self.root);
+            if index.as_ref().map(|i| Some(i.generation())) != Some(generation) {
+                index = Some(Arc::new(Index::open_root(&self.root).ok()?));
+            }
+            let store = index.as_ref()?.store();
+            let mut current = true;
+            for path in paths {
+                let relative = crate::walk::relative(&self.root, path)?;
+                let recorded = store.file(store.file_id(&relative)?)?.hash;
+                // The content decides, as in an update: a save that left the bytes as
+                // they were needs no new generation.
+                let bytes = std::fs::read(path).ok()?;
+                current &= xxhash_rust::xxh3::xxh3_64(&bytes) == recorded;
+            }
+            if current {
+                return index;
+            }
+            if started.elapsed() >= WATCHER_WAIT {
+                crate::trace::note(format_args!(
+                    "the watcher did not index the change within {} s",
+                    WATCHER_WAIT.as_secs()
+                ));
+                return None;
+            }
+            std::thread::sleep(Duration::from_millis(10));
         }
     }
 
@@ -166,6 +220,44 @@ mod tests {
         // Someone else's change is seen once the next look is due.
         std::fs::write(dir.path().join("src/lib.rs"), "pub fn third() {}\n").expect("write");
         std::thread::sleep(LOOK_EVERY + Duration::from_millis(100));
+        assert!(found(&live.get(&|_| {}).expect("get"), "third"));
+    }
+
+    /// With a watcher running, a reader's edit of an indexed file is indexed by the
+    /// watcher (the reader waits for its generation and does not update itself); a new
+    /// file, which the watcher may not index, the reader updates itself at once.
+    #[test]
+    fn a_reader_leaves_its_edits_to_a_running_watcher() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_path_buf();
+        std::fs::create_dir(root.join("src")).expect("mkdir");
+        let lib = root.join("src/lib.rs");
+        std::fs::write(&lib, "pub fn first() {}\n").expect("write");
+        let live = LiveIndex::new(&root);
+        live.get(&|_| {}).expect("built");
+        let _watching =
+            crate::fresh::mark_watched(&root.join(crate::walk::INDEX_DIR)).expect("mark watched");
+        let found =
+            |index: &Index, name: &str| !index.find(&crate::FindQuery::exact(name)).is_empty();
+        std::fs::write(&lib, "pub fn second() {}\n").expect("write");
+        // The "watcher": its update comes a moment after the edit.
+        let watcher = {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(Duration::from_millis(300));
+                build_index(&root, &BuildOptions::default(), &|_| {}).expect("update")
+            })
+        };
+        live.after_change(Some(vec![lib.clone()]));
+        assert!(found(&live.get(&|_| {}).expect("get"), "second"));
+        let by_watcher = watcher.join().expect("watcher");
+        assert!(!by_watcher.unchanged, "the reader updated the index itself");
+        // A new file: updated by the reader, without waiting for the watcher.
+        let new = root.join("src/new.rs");
+        std::fs::write(&new, "pub fn third() {}\n").expect("write");
+        let started = Instant::now();
+        live.after_change(Some(vec![new]));
+        assert!(started.elapsed() < WATCHER_WAIT);
         assert!(found(&live.get(&|_| {}).expect("get"), "third"));
     }
 
