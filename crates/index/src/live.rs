@@ -8,7 +8,9 @@
 //! another process writes the index, a reader that has one answers from it rather than
 //! wait (the next look picks the update up). [`LiveIndex::after_change`] is for a reader
 //! that changed files itself: it updates at once, waiting for other writers, so the
-//! next lookup already sees the change.
+//! next lookup already sees the change. While `mcursor watch` runs, the watcher does
+//! both: a look opens its newest generation instead of walking, and an edit waits for
+//! the watcher's update of it (the CLI's queries trust a watcher the same way).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -84,6 +86,22 @@ impl LiveIndex {
                 return Ok(index);
             }
             return Ok(index.clone());
+        }
+        // A running watcher keeps the index current: the newest generation is opened
+        // instead of walking the tree again (100-300 ms on a tree of 16,000 files).
+        if state.index.is_some()
+            && crate::fresh::live_watcher(&self.root.join(crate::walk::INDEX_DIR)).is_some()
+        {
+            state.looked = Some(Instant::now());
+            let generation = crate::current_generation(&self.root);
+            if let Some(index) = &state.index
+                && generation == Some(index.generation())
+            {
+                return Ok(index.clone());
+            }
+            let index = Arc::new(Index::open_root(&self.root)?);
+            state.index = Some(index.clone());
+            return Ok(index);
         }
         self.update(&mut state, None, false, progress)
     }
@@ -224,8 +242,9 @@ mod tests {
     }
 
     /// With a watcher running, a reader's edit of an indexed file is indexed by the
-    /// watcher (the reader waits for its generation and does not update itself); a new
-    /// file, which the watcher may not index, the reader updates itself at once.
+    /// watcher (the reader waits for its generation and does not update itself), the
+    /// reader's looks open the watcher's generations instead of walking the tree, and a
+    /// new file, which the watcher may not index, the reader updates itself at once.
     #[test]
     fn a_reader_leaves_its_edits_to_a_running_watcher() {
         let dir = tempfile::tempdir().expect("tempdir");
@@ -252,6 +271,15 @@ mod tests {
         assert!(found(&live.get(&|_| {}).expect("get"), "second"));
         let by_watcher = watcher.join().expect("watcher");
         assert!(!by_watcher.unchanged, "the reader updated the index itself");
+        // Between the reader's own edits, the watcher is trusted: a look does not walk
+        // (this "watcher" does nothing until asked, so an edit stays unseen)...
+        std::fs::write(&lib, "pub fn by_editor() {}\n").expect("write");
+        std::thread::sleep(LOOK_EVERY + Duration::from_millis(100));
+        assert!(!found(&live.get(&|_| {}).expect("get"), "by_editor"));
+        // ... and the generation it commits is opened at the next look.
+        build_index(&root, &BuildOptions::default(), &|_| {}).expect("watcher's update");
+        std::thread::sleep(LOOK_EVERY + Duration::from_millis(100));
+        assert!(found(&live.get(&|_| {}).expect("get"), "by_editor"));
         // A new file: updated by the reader, without waiting for the watcher.
         let new = root.join("src/new.rs");
         std::fs::write(&new, "pub fn third() {}\n").expect("write");
