@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
 # The agent's `edit_file` of an interface (a function added), timed by the agent itself:
 #
-#   benches/agent_edit.sh MCURSOR SCRIPTED_SERVER CORPUS watch|nowatch [RUN]
+#   benches/agent_edit.sh MCURSOR SCRIPTED_SERVER CORPUS watch|nowatch [RUN] [EDITS]
 #
 # SCRIPTED_SERVER is crates/testkit's `scripted-server` (`cargo build --release -p
 # mcursor-testkit`); CORPUS an indexed git repository holding regex-syntax 0.8.12
 # (benches/corpora.sh's rustreg). With `watch`, `MCURSOR watch` runs in CORPUS first
-# (8 s after it is ready). A scripted model asks for one `edit_file` that adds
-# `agent_probe_RUN` before `is_word_byte` in regex-syntax's lib.rs, then a `find_symbol` of it;
-# `MCURSOR ask --yes --json` runs the conversation. Prints the edit's `duration_ms` (the
-# edit and the index update before the result goes back), the whole `ask`, how many
+# (8 s after it is ready). A scripted model asks for EDITS (default 1) `edit_file`s, one
+# after the other, each adding `agent_probe_RUN_K` before `is_word_byte` in
+# regex-syntax's lib.rs, then a `find_symbol` of the last; `MCURSOR ask --yes --json`
+# runs the conversation. Prints each edit's `duration_ms` (the edit and the index update
+# before the result goes back), the whole `ask`, how many
 # updates the agent committed itself (MCURSOR_TRACE), and what `find_symbol` found. Then
-# restores the file and updates the index, untimed.
+# restores the file and updates the index, untimed. The agent's trace: /tmp/agent-edit.err.
 set -euo pipefail
 mcursor="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 server="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
 cd "$3"
 mode="$4"
 run="${5:-1}"
+edits="${6:-1}"
 file=$(git ls-files '*regex-syntax-0.8.12/src/lib.rs' | head -1)
 work=$(mktemp -d)
 cleanup() {
+  cp "$work/ask.err" /tmp/agent-edit.err 2>/dev/null || true
   [ -n "${server_pid:-}" ] && kill "$server_pid" 2>/dev/null || true
   [ -n "${watch_pid:-}" ] && { kill -INT "$watch_pid" 2>/dev/null; wait "$watch_pid" 2>/dev/null || true; }
   git checkout -q -- "$file"
@@ -34,16 +37,19 @@ if [ "$mode" = watch ]; then
   for _ in $(seq 1 600); do grep -q watching "$work/watch.log" && break; sleep 0.1; done
   sleep 8
 fi
-python3 - "$file" "$run" > "$work/script.json" <<'PY'
+python3 - "$file" "$run" "$edits" > "$work/script.json" <<'PY'
 import json, sys
-path, run = sys.argv[1], sys.argv[2]
+path, run, edits = sys.argv[1], sys.argv[2], int(sys.argv[3])
 old = "pub fn is_word_byte(c: u8) -> bool {"
-edit = {"path": path, "old_text": old, "new_text": f"pub fn agent_probe_{run}() {{}}\n\n{old}"}
-print(json.dumps([
-    {"tool_calls": [{"id": "c1", "name": "edit_file", "arguments": json.dumps(edit)}]},
-    {"tool_calls": [{"id": "c2", "name": "find_symbol", "arguments": json.dumps({"name": f"agent_probe_{run}"})}]},
-    {"text": "done"},
-]))
+steps = []
+for k in range(1, edits + 1):
+    edit = {"path": path, "old_text": old,
+            "new_text": f"pub fn agent_probe_{run}_{k}() {{}}\n\n{old}"}
+    steps.append({"tool_calls": [{"id": f"e{k}", "name": "edit_file", "arguments": json.dumps(edit)}]})
+steps.append({"tool_calls": [{"id": "find", "name": "find_symbol",
+                              "arguments": json.dumps({"name": f"agent_probe_{run}_{edits}"})}]})
+steps.append({"text": "done"})
+print(json.dumps(steps))
 PY
 "$server" "$work/script.json" > "$work/server.out" 2>&1 &
 server_pid=$!
@@ -56,9 +62,10 @@ end=$(date +%s.%N)
 python3 - "$work/ask.out" "$work/ask.err" "$start" "$end" <<'PY'
 import json, sys
 events = [json.loads(l) for l in open(sys.argv[1]) if l.startswith("{")]
-edit = next(e for e in events if e.get("type") == "tool_finished" and e.get("id") == "c1")
-find = next(e for e in events if e.get("type") == "tool_finished" and e.get("id") == "c2")
+finished = [e for e in events if e.get("type") == "tool_finished"]
+edits = [str(e["duration_ms"]) for e in finished if e["id"].startswith("e")]
+find = next(e for e in finished if e["id"] == "find")
 updates = sum("committed at" in l for l in open(sys.argv[2]))
-print(f"edit_file {edit['duration_ms']} ms; ask {float(sys.argv[4]) - float(sys.argv[3]):.2f} s; "
+print(f"edit_file {' '.join(edits)} ms; ask {float(sys.argv[4]) - float(sys.argv[3]):.2f} s; "
       f"updates by the agent: {updates}; find: {find['output'].splitlines()[0] if find['output'] else '(nothing)'}")
 PY

@@ -20,6 +20,7 @@ use crate::build::{BuildOptions, Progress, build_index};
 use crate::error::{IndexError, Result};
 use crate::lock::LockWait;
 use crate::query::Index;
+use crate::resident::ResidentDeclarations;
 
 /// Compiles, on a background thread, the queries of the languages `index` holds (most
 /// files first), so that the first edit a long-running process indexes does not wait for
@@ -53,6 +54,10 @@ pub const WATCHER_WAIT: Duration = Duration::from_secs(10);
 pub struct LiveIndex {
     root: PathBuf,
     state: Mutex<LiveState>,
+    /// Every file's declarations, once the reader's own changes needed them (an
+    /// interface edit, or files it added): only its own updates keep them, so a reader
+    /// that never edits (the MCP server) holds none. See [`ResidentDeclarations`].
+    resident: ResidentDeclarations,
 }
 
 struct LiveState {
@@ -69,6 +74,7 @@ impl LiveIndex {
                 index: None,
                 looked: None,
             }),
+            resident: ResidentDeclarations::new(),
         }
     }
 
@@ -186,6 +192,8 @@ impl LiveIndex {
                 LockWait::Wait
             },
             changed_paths: changed,
+            // The reader's own changes (`wait`) keep the declarations their updates read.
+            resident: wait.then(|| self.resident.clone()),
             ..BuildOptions::default()
         };
         let summary = match build_index(&self.root, &options, progress) {
@@ -280,6 +288,7 @@ mod tests {
         build_index(&root, &BuildOptions::default(), &|_| {}).expect("watcher's update");
         std::thread::sleep(LOOK_EVERY + Duration::from_millis(100));
         assert!(found(&live.get(&|_| {}).expect("get"), "by_editor"));
+        assert_eq!(live.resident.held_files(&root), None, "a watcher's edits");
         // A new file: updated by the reader, without waiting for the watcher.
         let new = root.join("src/new.rs");
         std::fs::write(&new, "pub fn third() {}\n").expect("write");
@@ -287,6 +296,32 @@ mod tests {
         live.after_change(Some(vec![new]));
         assert!(started.elapsed() < WATCHER_WAIT);
         assert!(found(&live.get(&|_| {}).expect("get"), "third"));
+    }
+
+    /// The reader's own interface edit leaves every file's declarations held for its
+    /// next one (which then takes them); reading and others' edits hold none.
+    #[test]
+    fn a_reader_holds_declarations_once_it_edits_an_interface() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_path_buf();
+        std::fs::create_dir(root.join("src")).expect("mkdir");
+        let lib = root.join("src/lib.rs");
+        std::fs::write(root.join("src/other.rs"), "pub fn other() {}\n").expect("write");
+        std::fs::write(&lib, "pub fn first() {}\n").expect("write");
+        let live = LiveIndex::new(&root);
+        let found =
+            |index: &Index, name: &str| !index.find(&crate::FindQuery::exact(name)).is_empty();
+        live.get(&|_| {}).expect("built");
+        assert_eq!(live.resident.held_files(&root), None, "after a first build");
+        std::fs::write(&lib, "pub fn first() {}\npub fn second() {}\n").expect("write");
+        live.after_change(Some(vec![lib.clone()]));
+        assert!(found(&live.get(&|_| {}).expect("get"), "second"));
+        assert_eq!(live.resident.held_files(&root), Some(2));
+        std::fs::write(&lib, "pub fn first() {}\npub fn third() {}\n").expect("write");
+        live.after_change(Some(vec![lib.clone()]));
+        let index = live.get(&|_| {}).expect("get");
+        assert!(found(&index, "third") && !found(&index, "second"));
+        assert_eq!(live.resident.held_files(&root), Some(2));
     }
 
     /// What `warm_languages` compiles, and in which order.
