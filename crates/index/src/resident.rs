@@ -109,9 +109,15 @@ impl ResidentDeclarations {
     ) {
         let mut held = self.lock();
         let entries = match (given, held.take()) {
-            (Some(given), _) => Some(given),
+            (Some(given), stale) => {
+                free_in_background(stale);
+                Some(given)
+            }
             (None, Some(h)) if h.stamp == before => Some(h.entries),
-            (None, _) => None,
+            (None, stale) => {
+                free_in_background(stale);
+                None
+            }
         };
         let Some(mut entries) = entries else {
             return;
@@ -149,10 +155,8 @@ impl ResidentDeclarations {
     /// Drops what is held (a commit that is neither a patch nor a full resolution with
     /// its files at hand, or one that failed).
     pub(crate) fn forget(&self) {
-        if let Some(stale) = self.lock().take() {
-            // Freed off the caller's thread: it may be a whole tree's.
-            std::thread::spawn(move || drop(stale));
-        }
+        let stale = self.lock().take();
+        free_in_background(stale);
     }
 
     /// Reads the declarations of the index of `root` on a background thread, unless they
@@ -191,6 +195,14 @@ impl ResidentDeclarations {
         held.as_ref()
             .filter(|h| h.stamp == stamp)
             .map(|h| h.entries.len())
+    }
+}
+
+/// Frees stale declarations off the caller's thread: they may be a whole tree's (a few
+/// hundred milliseconds of frees on a large one).
+fn free_in_background(stale: Option<Held>) {
+    if let Some(stale) = stale {
+        std::thread::spawn(move || drop(stale));
     }
 }
 
