@@ -235,8 +235,6 @@ mod tests {
         std::fs::create_dir(dir.path().join("src")).expect("mkdir");
         std::fs::write(dir.path().join("src/lib.rs"), "pub fn first() {}\n").expect("write");
         let live = LiveIndex::new(dir.path());
-        let found =
-            |index: &Index, name: &str| !index.find(&crate::FindQuery::exact(name)).is_empty();
         let index = live.get(&|_| {}).expect("built on first use");
         assert!(found(&index, "first"));
         // The reader's own change is seen at once.
@@ -249,23 +247,33 @@ mod tests {
         assert!(found(&live.get(&|_| {}).expect("get"), "third"));
     }
 
+    fn found(index: &Index, name: &str) -> bool {
+        !index.find(&crate::FindQuery::exact(name)).is_empty()
+    }
+
+    /// A tree whose `src/lib.rs` defines `first` and `src/other.rs` `other`: the guard
+    /// of its directory, its root and `src/lib.rs`.
+    fn lib_tree() -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().to_path_buf();
+        std::fs::create_dir(root.join("src")).expect("mkdir");
+        std::fs::write(root.join("src/other.rs"), "pub fn other() {}\n").expect("write");
+        let lib = root.join("src/lib.rs");
+        std::fs::write(&lib, "pub fn first() {}\n").expect("write");
+        (dir, root, lib)
+    }
+
     /// With a watcher running, a reader's edit of an indexed file is indexed by the
     /// watcher (the reader waits for its generation and does not update itself), the
     /// reader's looks open the watcher's generations instead of walking the tree, and a
     /// new file, which the watcher may not index, the reader updates itself at once.
     #[test]
     fn a_reader_leaves_its_edits_to_a_running_watcher() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_path_buf();
-        std::fs::create_dir(root.join("src")).expect("mkdir");
-        let lib = root.join("src/lib.rs");
-        std::fs::write(&lib, "pub fn first() {}\n").expect("write");
+        let (_dir, root, lib) = lib_tree();
         let live = LiveIndex::new(&root);
         live.get(&|_| {}).expect("built");
         let _watching =
             crate::fresh::mark_watched(&root.join(crate::walk::INDEX_DIR)).expect("mark watched");
-        let found =
-            |index: &Index, name: &str| !index.find(&crate::FindQuery::exact(name)).is_empty();
         std::fs::write(&lib, "pub fn second() {}\n").expect("write");
         // The "watcher": its update comes a moment after the edit.
         let watcher = {
@@ -302,15 +310,8 @@ mod tests {
     /// next one (which then takes them); reading and others' edits hold none.
     #[test]
     fn a_reader_holds_declarations_once_it_edits_an_interface() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let root = dir.path().to_path_buf();
-        std::fs::create_dir(root.join("src")).expect("mkdir");
-        let lib = root.join("src/lib.rs");
-        std::fs::write(root.join("src/other.rs"), "pub fn other() {}\n").expect("write");
-        std::fs::write(&lib, "pub fn first() {}\n").expect("write");
+        let (_dir, root, lib) = lib_tree();
         let live = LiveIndex::new(&root);
-        let found =
-            |index: &Index, name: &str| !index.find(&crate::FindQuery::exact(name)).is_empty();
         live.get(&|_| {}).expect("built");
         assert_eq!(live.resident.held_files(&root), None, "after a first build");
         std::fs::write(&lib, "pub fn first() {}\npub fn second() {}\n").expect("write");
