@@ -1335,13 +1335,16 @@ impl Index {
         })
     }
 
-    /// The languages of the indexed files with their file counts, most files first.
+    /// The languages of the parsed files with their file counts, most files first (the
+    /// build's own count, `IndexMeta::parsed`).
     pub fn languages(&self) -> Vec<(Lang, usize)> {
-        let mut counts: BTreeMap<Lang, usize> = BTreeMap::new();
-        for lang in (0..self.store.file_count()).filter_map(|i| self.store.file(i)?.lang) {
-            *counts.entry(lang).or_insert(0) += 1;
-        }
-        let mut languages: Vec<(Lang, usize)> = counts.into_iter().collect();
+        let mut languages: Vec<(Lang, usize)> = self
+            .store
+            .meta()
+            .parsed
+            .iter()
+            .filter_map(|(name, &count)| Some((Lang::parse(name)?, count)))
+            .collect();
         languages.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         languages
     }
@@ -1497,13 +1500,9 @@ impl Index {
     pub fn status(&self) -> Status {
         let meta = self.store.meta();
         let mut files_per_lang: BTreeMap<String, u32> = BTreeMap::new();
-        let mut indexed: HashMap<&str, FileInfo<'_>> = HashMap::new();
-        for i in 0..self.store.file_count() {
-            if let Some(f) = self.store.file(i) {
-                let lang = f.lang.map(Lang::as_str).unwrap_or("text");
-                *files_per_lang.entry(lang.to_owned()).or_insert(0) += 1;
-                indexed.insert(f.path, f);
-            }
+        for f in (0..self.store.file_count()).filter_map(|i| self.store.file(i)) {
+            let lang = f.lang.map(Lang::as_str).unwrap_or("text");
+            *files_per_lang.entry(lang.to_owned()).or_insert(0) += 1;
         }
         let changes = crate::build::changes_since(self);
         let of_kind = |kind: Change| -> Vec<String> {

@@ -43,8 +43,7 @@ pub struct WatchOptions {
     /// Keep every file's declarations in memory between updates
     /// ([`BuildOptions::resident`]): an edit that changes an interface then skips
     /// decoding them from the facts cache (about 0.5 s on a tree of 16,000 files), for
-    /// about as much memory as they take decoded (roughly the size of the facts cache
-    /// uncompressed).
+    /// the memory they take decoded (there, an idle watcher's RSS 40 → 420 MiB).
     pub hold_declarations: bool,
 }
 
