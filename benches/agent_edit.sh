@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The agent's `edit_file` of an interface (a function added), timed by the agent itself:
 #
-#   benches/agent_edit.sh MCURSOR SCRIPTED_SERVER CORPUS watch|nowatch [RUN] [EDITS]
+#   benches/agent_edit.sh MCURSOR SCRIPTED_SERVER CORPUS watch|nowatch [RUN] [EDITS] [THINK_MS]
 #
 # SCRIPTED_SERVER is crates/testkit's `scripted-server` (`cargo build --release -p
 # mcursor-testkit`); CORPUS an indexed git repository holding regex-syntax 0.8.12
 # (benches/corpora.sh's rustreg). With `watch`, `MCURSOR watch` runs in CORPUS first
 # (8 s after it is ready). A scripted model asks for EDITS (default 1) `edit_file`s, one
 # after the other, each adding `agent_probe_RUN_K` before `is_word_byte` in
-# regex-syntax's lib.rs, then a `find_symbol` of the last; `MCURSOR ask --yes --json`
-# runs the conversation. Prints each edit's `duration_ms` (the edit and the index update
-# before the result goes back), the whole `ask`, how many
+# regex-syntax's lib.rs, then a `find_symbol` of the last, each request answered
+# THINK_MS (default 0) after it is made, as a model would; `MCURSOR ask --yes --json`
+# runs the conversation. Prints each edit's `duration_ms` (until its result goes back to
+# the model), the `find_symbol`'s (which waits for the index to hold the edits), the
+# whole `ask`, how many
 # updates the agent committed itself (MCURSOR_TRACE), and what `find_symbol` found. Then
 # restores the file and updates the index, untimed. The agent's trace: /tmp/agent-edit.err.
 set -euo pipefail
@@ -20,6 +22,7 @@ cd "$3"
 mode="$4"
 run="${5:-1}"
 edits="${6:-1}"
+think="${7:-0}"
 file=$(git ls-files '*regex-syntax-0.8.12/src/lib.rs' | head -1)
 work=$(mktemp -d)
 cleanup() {
@@ -37,17 +40,19 @@ if [ "$mode" = watch ]; then
   for _ in $(seq 1 600); do grep -q watching "$work/watch.log" && break; sleep 0.1; done
   sleep 8
 fi
-python3 - "$file" "$run" "$edits" > "$work/script.json" <<'PY'
+python3 - "$file" "$run" "$edits" "$think" > "$work/script.json" <<'PY'
 import json, sys
-path, run, edits = sys.argv[1], sys.argv[2], int(sys.argv[3])
+path, run, edits, think = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 old = "pub fn is_word_byte(c: u8) -> bool {"
 steps = []
 for k in range(1, edits + 1):
     edit = {"path": path, "old_text": old,
             "new_text": f"pub fn agent_probe_{run}_{k}() {{}}\n\n{old}"}
-    steps.append({"tool_calls": [{"id": f"e{k}", "name": "edit_file", "arguments": json.dumps(edit)}]})
+    steps.append({"tool_calls": [{"id": f"e{k}", "name": "edit_file", "arguments": json.dumps(edit)}],
+                  "think_ms": think})
 steps.append({"tool_calls": [{"id": "find", "name": "find_symbol",
-                              "arguments": json.dumps({"name": f"agent_probe_{run}_{edits}"})}]})
+                              "arguments": json.dumps({"name": f"agent_probe_{run}_{edits}"})}],
+              "think_ms": think})
 steps.append({"text": "done"})
 print(json.dumps(steps))
 PY
@@ -66,6 +71,7 @@ finished = [e for e in events if e.get("type") == "tool_finished"]
 edits = [str(e["duration_ms"]) for e in finished if e["id"].startswith("e")]
 find = next(e for e in finished if e["id"] == "find")
 updates = sum("committed at" in l for l in open(sys.argv[2]))
-print(f"edit_file {' '.join(edits)} ms; ask {float(sys.argv[4]) - float(sys.argv[3]):.2f} s; "
+print(f"edit_file {' '.join(edits)} ms; find_symbol {find['duration_ms']} ms; "
+      f"ask {float(sys.argv[4]) - float(sys.argv[3]):.2f} s; "
       f"updates by the agent: {updates}; find: {find['output'].splitlines()[0] if find['output'] else '(nothing)'}")
 PY

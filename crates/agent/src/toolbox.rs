@@ -122,9 +122,9 @@ impl Toolbox {
             };
             let result =
                 execute_command(&self.workspace, &args, &self.command, on_output, cancel).await;
-            // A command may have changed any file: walk and update before the result.
-            let index = self.index.clone();
-            let _ = tokio::task::spawn_blocking(move || index.after_change(None)).await;
+            // A command may have changed any file: a walk and an update, which the next
+            // index answer waits for (`after_change` only queues it).
+            self.index.after_change(None);
             return outcome(result);
         }
         if crate::is_file_tool(name) {
@@ -133,7 +133,8 @@ impl Toolbox {
             let (name, arguments) = (name.to_owned(), arguments.to_owned());
             let joined = tokio::task::spawn_blocking(move || {
                 let outcome = crate::run_file_tool(&workspace, &name, &arguments);
-                // Read-your-writes: the edited file is reindexed before the model hears back.
+                // Read-your-writes: the edited file's update is queued here, and the next
+                // index answer waits for it (the model's turn in between overlaps it).
                 if crate::mutates(&name) && !outcome.is_error {
                     let path = parse_arguments(&arguments)
                         .ok()
@@ -176,7 +177,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_edit_is_indexed_before_its_result_returns() {
+    fn an_edit_is_seen_by_the_next_index_answer() {
         let dir = tempfile::tempdir().expect("tempdir");
         std::fs::create_dir(dir.path().join("src")).expect("mkdir");
         std::fs::write(
@@ -196,22 +197,24 @@ mod tests {
         let found = call("find_symbol", r#"{"name": "parse_config"}"#);
         assert!(found.text.contains("src/lib.rs:1"), "{}", found.text);
 
-        // A body edit shifts the definition down two lines; no index tool runs after it.
+        // A body edit shifts the definition down two lines: the next index answer, right
+        // after it, sees it there.
         let edited = call(
             "edit_file",
             r#"{"path": "src/lib.rs", "old_text": "pub fn parse_config() {}", "new_text": "// moved\n// down\npub fn parse_config() {}"}"#,
         );
         assert!(!edited.is_error, "{}", edited.text);
-        let index = mcursor_index::Index::open(dir.path()).expect("open");
-        let hits = index.find(&mcursor_index::FindQuery::exact("parse_config"));
-        assert_eq!(hits.first().map(|h| h.line), Some(3), "{hits:?}");
+        let found = call("find_symbol", r#"{"name": "parse_config"}"#);
+        assert!(found.text.contains("src/lib.rs:3"), "{}", found.text);
 
-        // A new definition (a full update) is visible the same way.
+        // A new file (a full update) with no index tool after it: indexed by the time the
+        // session's tools are gone.
         let written = call(
             "write_file",
             r#"{"path": "src/more.rs", "content": "pub fn written_now() {}\n"}"#,
         );
         assert!(!written.is_error, "{}", written.text);
+        drop(toolbox);
         let index = mcursor_index::Index::open(dir.path()).expect("open");
         assert!(
             !index

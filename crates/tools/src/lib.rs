@@ -292,7 +292,7 @@ pub struct Answer {
 }
 
 /// The index tools over one repository's [`LiveIndex`]: built on first use, following the
-/// working tree, updated at once after the caller's own edits
+/// working tree, updated after the caller's own edits before the next answer
 /// ([`IndexTools::after_change`]).
 pub struct IndexTools {
     live: LiveIndex,
@@ -317,7 +317,8 @@ impl IndexTools {
     }
 
     /// After the caller changed files (absolute paths; `None` when anything may have
-    /// changed, after a command): the next answer already sees the change.
+    /// changed, after a command): returns at once, and the next answer waits for the
+    /// update, so it sees the change.
     pub fn after_change(&self, changed: Option<Vec<std::path::PathBuf>>) {
         self.live.after_change(changed);
     }

@@ -3,7 +3,8 @@
 //!
 //! The script is a JSON array, one element per model request:
 //! `{"text": "..."}` (streamed word by word), `{"tool_calls": [{"id", "name",
-//! "arguments"}]}`, `{"status": 429, "body": "...", "retry_after": "1"}`, or
+//! "arguments"}], "think_ms": 2000}` (`think_ms`, optional: the reply starts that late,
+//! as a real model's would), `{"status": 429, "body": "...", "retry_after": "1"}`, or
 //! `{"endless_event": BYTES}` (one `data:` line of BYTES bytes that never ends: a broken
 //! or hostile server).
 
@@ -38,6 +39,11 @@ fn reply(step: &Value) -> Result<Reply, String> {
         }
         events.push(chunk::finish("tool_calls"));
         events.push(chunk::done());
+        // A model's time to answer: the whole reply, in one piece, after it.
+        if let Some(think) = step.get("think_ms").and_then(Value::as_u64) {
+            return Ok(Reply::events_in_pieces(&events, usize::MAX)
+                .with_pause(Duration::from_millis(think)));
+        }
         return Ok(Reply::events(&events));
     }
     if let Some(bytes) = step.get("endless_event").and_then(Value::as_u64) {
