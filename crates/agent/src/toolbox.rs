@@ -5,8 +5,8 @@
 //! The index tools are `mcursor-tools`' ([`IndexTool::ALL`], those offered to the agent):
 //! the same declarations, handlers and answers as over MCP. The first call builds the
 //! index if there is none; every call brings it up to date with the working tree, and
-//! the agent's own writes and commands update it before their results return, so answers
-//! never come from before an edit.
+//! the agent's own writes and commands queue an update that the next index call waits
+//! for (their results return at once), so answers never come from before an edit.
 
 use std::future::Future;
 use std::sync::Arc;
