@@ -1,22 +1,26 @@
 #!/usr/bin/env python3
 """Index tool calls through `mcursor mcp`, spaced past the live index's look interval.
 
-    python3 benches/mcp_look.py MCURSOR ROOT [CALLS] [NAME]
+    python3 benches/mcp_look.py MCURSOR ROOT [CALLS] [NAME] [--watch]
 
-Starts `MCURSOR mcp` in ROOT (an indexed repository), then calls `find_symbol NAME`
+Starts `MCURSOR mcp` in ROOT (an indexed repository; arguments starting with `--` are
+passed to it, as `--watch`), then calls `find_symbol NAME`
 (default `is_word_byte`) CALLS times (default 6), 1.2 s apart, so that every call after
 the first is due to look at the tree again (`LiveIndex::get`, `LOOK_EVERY` = 1 s). Prints
-each call's round trip in ms. Run it with and without a `mcursor watch` in ROOT.
+each call's round trip in ms and the server's resident memory at the end. Run it with
+and without a `mcursor watch` in ROOT, or with `--watch`.
 """
 import json
 import subprocess
 import sys
 import time
 
-binary, root = sys.argv[1], sys.argv[2]
-calls = int(sys.argv[3]) if len(sys.argv) > 3 else 6
-name = sys.argv[4] if len(sys.argv) > 4 else "is_word_byte"
-server = subprocess.Popen([binary, "mcp"], cwd=root, stdin=subprocess.PIPE,
+flags = [a for a in sys.argv[3:] if a.startswith("--")]
+args = [a for a in sys.argv if not a.startswith("--")]
+binary, root = args[1], args[2]
+calls = int(args[3]) if len(args) > 3 else 6
+name = args[4] if len(args) > 4 else "is_word_byte"
+server = subprocess.Popen([binary, "mcp", *flags], cwd=root, stdin=subprocess.PIPE,
                           stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
 next_id = 0
 
@@ -51,6 +55,9 @@ for _ in range(calls):
     if "error" in reply:
         sys.exit(f"find_symbol failed: {reply['error']}")
     time.sleep(1.2)
+rss = next((line.split()[1] for line in open(f"/proc/{server.pid}/status")
+            if line.startswith("VmRSS:")), "0")
 server.stdin.close()
 server.wait()
-print("first %.0f ms; later calls: %s ms" % (times[0], " ".join("%.0f" % t for t in times[1:])))
+print("first %.0f ms; later calls: %s ms; server RSS %d MiB"
+      % (times[0], " ".join("%.0f" % t for t in times[1:]), int(rss) // 1024))

@@ -20,7 +20,11 @@ struct Client {
 
 impl Client {
     fn start(dir: &std::path::Path) -> Client {
-        let mut child = common::mcursor_command(dir, &["mcp"])
+        Client::start_with(dir, &["mcp"])
+    }
+
+    fn start_with(dir: &std::path::Path, args: &[&str]) -> Client {
+        let mut child = common::mcursor_command(dir, args)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -270,7 +274,11 @@ fn an_mcp_client_can_list_and_call_the_index_tools() {
 }
 
 fn initialized(dir: &std::path::Path) -> Client {
-    let mut client = Client::start(dir);
+    initialized_with(dir, &["mcp"])
+}
+
+fn initialized_with(dir: &std::path::Path, args: &[&str]) -> Client {
+    let mut client = Client::start_with(dir, args);
     client.request(
         1,
         "initialize",
@@ -480,4 +488,56 @@ fn subscribers_hear_when_the_index_generation_moves() {
     }
     let found = client.call(6, "find_symbol", json!({"name": "later"}));
     assert!(text_of(&found).contains("src/later.rs"), "{found}");
+}
+
+/// Whether a watcher holds the index's watch mark (what queries and readers trust).
+fn watched(dir: &std::path::Path) -> bool {
+    let Ok(file) = std::fs::File::open(dir.join(".mcursor/watch.lock")) else {
+        return false;
+    };
+    matches!(
+        file.try_lock_shared(),
+        Err(std::fs::TryLockError::WouldBlock)
+    )
+}
+
+/// `mcursor mcp --watch` runs a watcher beside the server: the index is marked watched
+/// while it serves, a save is indexed without any query asking, and the watcher stops
+/// with the server.
+#[test]
+fn a_watching_server_indexes_saves_and_stops_its_watcher_with_it() {
+    let dir = common::fixture("rust-basic");
+    common::index(dir.path());
+    let mut client = initialized_with(dir.path(), &["mcp", "--watch"]);
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !watched(dir.path()) {
+        assert!(std::time::Instant::now() < deadline, "never watched");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let before = mcursor_index::current_generation(dir.path());
+    std::fs::write(dir.path().join("src/later.rs"), "pub fn later() {}\n").expect("write");
+    // Committed by the watcher: no query runs until the generation has moved.
+    while mcursor_index::current_generation(dir.path()) == before {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the save was not indexed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let found = client.call(2, "find_symbol", json!({"name": "later"}));
+    assert!(text_of(&found).contains("src/later.rs"), "{found}");
+
+    drop(client.stdin.take());
+    let status = loop {
+        if let Some(status) = client.child.try_wait().expect("try_wait") {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "server did not exit after stdin closed"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(status.success(), "{status:?}");
+    assert!(!watched(dir.path()), "the watcher outlived the server");
 }

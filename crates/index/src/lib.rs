@@ -63,7 +63,7 @@ pub use query::{
 pub use resident::ResidentDeclarations;
 pub use store::{Confidence, FORMAT_VERSION, ImplKind};
 pub use walk::{INDEX_DIR, SkipReason};
-pub use watch::{WatchEvent, WatchOptions, watch};
+pub use watch::{BackgroundWatch, WatchEvent, WatchOptions, watch};
 
 pub(crate) const FORMAT_FILE: &str = "FORMAT";
 pub(crate) const TEXT_DIR: &str = "text";

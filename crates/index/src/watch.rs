@@ -84,6 +84,62 @@ pub enum WatchEvent {
     Failed(String),
 }
 
+/// A watch loop on a thread of its own, beside a long-running reader that wants one
+/// (`mcursor mcp --watch`): its [`LiveIndex`](crate::LiveIndex) then trusts the watcher
+/// instead of walking the tree to look for changes. Stopped and joined when dropped
+/// (between updates: the index is left committed).
+pub struct BackgroundWatch {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl BackgroundWatch {
+    /// Starts [`watch`] on `root`, unless a watcher already keeps its index current
+    /// (then `None`: that one serves). `report` hears the loop's events on its thread;
+    /// `ended` hears how the loop ended when it ends before it is stopped (it could not
+    /// start, for instance).
+    pub fn start(
+        root: &Path,
+        options: WatchOptions,
+        mut report: impl FnMut(WatchEvent) + Send + 'static,
+        ended: impl FnOnce(Result<()>) + Send + 'static,
+    ) -> std::io::Result<Option<BackgroundWatch>> {
+        use std::sync::atomic::{AtomicBool, Ordering};
+        if crate::fresh::live_watcher(&root.join(INDEX_DIR)).is_some() {
+            return Ok(None);
+        }
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let flag = std::sync::Arc::clone(&stop);
+        let root = root.to_path_buf();
+        let thread = std::thread::Builder::new()
+            .name("mcursor-watch".into())
+            .spawn(move || {
+                let result = watch(
+                    &root,
+                    &options,
+                    &|| flag.load(Ordering::SeqCst),
+                    &mut report,
+                );
+                if !flag.load(Ordering::SeqCst) {
+                    ended(result);
+                }
+            })?;
+        Ok(Some(BackgroundWatch {
+            stop,
+            thread: Some(thread),
+        }))
+    }
+}
+
+impl Drop for BackgroundWatch {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
 /// Updates the index of `root` now and after every change until `stop` returns true
 /// (checked at least every 200 ms, and never in the middle of an update).
 pub fn watch(
