@@ -89,7 +89,7 @@ pub enum WatchEvent {
 /// instead of walking the tree to look for changes. Stopped and joined when dropped
 /// (between updates: the index is left committed).
 pub struct BackgroundWatch {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    stop: Cancel,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
@@ -104,23 +104,17 @@ impl BackgroundWatch {
         mut report: impl FnMut(WatchEvent) + Send + 'static,
         ended: impl FnOnce(Result<()>) + Send + 'static,
     ) -> std::io::Result<Option<BackgroundWatch>> {
-        use std::sync::atomic::{AtomicBool, Ordering};
         if crate::fresh::live_watcher(&root.join(INDEX_DIR)).is_some() {
             return Ok(None);
         }
-        let stop = std::sync::Arc::new(AtomicBool::new(false));
-        let flag = std::sync::Arc::clone(&stop);
+        let stop = Cancel::new();
+        let flag = stop.clone();
         let root = root.to_path_buf();
         let thread = std::thread::Builder::new()
             .name("mcursor-watch".into())
             .spawn(move || {
-                let result = watch(
-                    &root,
-                    &options,
-                    &|| flag.load(Ordering::SeqCst),
-                    &mut report,
-                );
-                if !flag.load(Ordering::SeqCst) {
+                let result = watch(&root, &options, &|| flag.is_cancelled(), &mut report);
+                if !flag.is_cancelled() {
                     ended(result);
                 }
             })?;
@@ -133,7 +127,7 @@ impl BackgroundWatch {
 
 impl Drop for BackgroundWatch {
     fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.stop.cancel();
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
