@@ -24,6 +24,7 @@ mod facts;
 mod go;
 mod includes;
 mod lua;
+mod names;
 mod python;
 mod rust;
 mod shell;
@@ -235,8 +236,8 @@ struct Tables<'a> {
     symbols: Vec<Symbol<'a>>,
     /// First symbol id of each file.
     file_base: Vec<u32>,
-    /// Name → (its id in the store's name table, the symbols with that name).
-    by_name: HashMap<&'a str, (u32, Vec<u32>)>,
+    /// Each name's id in the store's name table and the symbols with that name.
+    names: names::NameTable<'a>,
     file_ids: HashMap<&'a str, u32>,
     rust: rust::RustTables,
     ecma: ecma::EcmaTables,
@@ -444,7 +445,7 @@ impl Tables<'_> {
     /// Candidates for `name` of every family (empty when the repository defines no such
     /// name).
     fn candidates(&self, name: &str) -> &[u32] {
-        self.by_name.get(name).map_or(&[], |e| e.1.as_slice())
+        self.names.symbols_named(name)
     }
 }
 
@@ -687,6 +688,8 @@ struct FileHead {
 struct FileSymbols<'a> {
     /// Its symbols in definition order (ids from the file's base on).
     symbols: Vec<Symbol<'a>>,
+    /// [`names::key`] of each symbol.
+    name_keys: Vec<u128>,
     /// (path key, symbol) of each Rust definition.
     rust_paths: Vec<(u64, u32)>,
     /// The store rows of its symbols when its references are wanted, and their ids.
@@ -706,6 +709,7 @@ fn file_symbols<'a>(
 ) -> FileSymbols<'a> {
     let mut made = FileSymbols {
         symbols: Vec::new(),
+        name_keys: Vec::new(),
         rust_paths: Vec::new(),
         rows: Vec::new(),
         row_symbols: Vec::new(),
@@ -719,6 +723,7 @@ fn file_symbols<'a>(
         separator,
     } = *head;
     made.symbols.reserve_exact(facts.definitions.len());
+    made.name_keys.reserve_exact(facts.definitions.len());
     // The file's symbols of one scope share their prefix.
     let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
     let mut qualified = String::with_capacity(64);
@@ -733,6 +738,7 @@ fn file_symbols<'a>(
             file: fid,
             index: i as u32,
         });
+        made.name_keys.push(names::key(name, sid));
         // Rust's tables need every qualified name, the rows only the wanted ones.
         if !wanted && family != Family::Rust {
             continue;
@@ -836,7 +842,7 @@ pub(crate) fn resolve_some<'a>(
         files,
         symbols: Vec::new(),
         file_base: Vec::with_capacity(files.len()),
-        by_name: HashMap::default(),
+        names: names::NameTable::build(Vec::new(), 0, |_| ""),
         file_ids: files
             .iter()
             .enumerate()
@@ -921,6 +927,14 @@ pub(crate) fn resolve_some<'a>(
     // files at a time (so a batch's vectors are all that is held twice), and merged into
     // the tables in file order: the same ids and the same lists as one pass would make.
     const BATCH: usize = 1024;
+    // (path key, symbol) of every Rust definition and (name key, symbol) of every
+    // definition, made into tables once every symbol is known.
+    let rust_definitions = (0..files.len())
+        .filter(|&fid| files[fid].family() == Some(Family::Rust))
+        .map(definitions)
+        .sum();
+    let mut rust_paths: Vec<(u64, u32)> = Vec::with_capacity(rust_definitions);
+    let mut name_keys: Vec<u128> = Vec::with_capacity(tables.symbols.capacity());
     for batch in (0..files.len()).step_by(BATCH) {
         let end = (batch + BATCH).min(files.len());
         let made: Vec<FileSymbols> = (batch..end)
@@ -937,55 +951,35 @@ pub(crate) fn resolve_some<'a>(
                 )
             })
             .collect();
-        // The names and the Rust paths are separate tables: filled side by side.
-        let (by_name, symbols, rust) = (&mut tables.by_name, &mut tables.symbols, &mut tables.rust);
-        let file_base = &tables.file_base;
-        let mut paths: Vec<Vec<(u64, u32)>> = Vec::with_capacity(made.len());
-        let mut named: Vec<Vec<Symbol>> = Vec::with_capacity(made.len());
         for (fid, made) in (batch..end).zip(made) {
-            let base = file_base[fid];
+            let base = tables.file_base[fid];
             rows.extend(made.rows);
             row_symbols.extend(made.row_symbols);
             let mut row = files[fid].row.clone();
             row.symbols = (base, base + made.symbols.len() as u32);
             file_rows.push(row);
-            paths.push(made.rust_paths);
-            named.push(made.symbols);
-        }
-        rayon::join(
-            || {
-                for (fid, made) in (batch..end).zip(named) {
-                    let base = file_base[fid];
-                    for (i, symbol) in made.into_iter().enumerate() {
-                        let sid = base + i as u32;
-                        match by_name.get_mut(symbol.name) {
-                            Some(entry) => entry.1.push(sid),
-                            None => {
-                                by_name.insert(symbol.name, (0, vec![sid]));
-                            }
-                        }
-                        symbols.push(symbol);
-                    }
-                }
-            },
-            || {
-                for (key, sid) in paths.into_iter().flatten() {
-                    rust.add_path(key, sid);
-                }
-            },
-        );
-    }
-
-    let mut names: Vec<&str> = tables.by_name.keys().copied().collect();
-    names.par_sort_unstable();
-    for (i, name) in names.iter().enumerate() {
-        if let Some(entry) = tables.by_name.get_mut(name) {
-            entry.0 = i as u32;
+            rust_paths.extend(made.rust_paths);
+            name_keys.extend(made.name_keys);
+            tables.symbols.extend(made.symbols);
         }
     }
+    // The names and the Rust paths are separate tables: made side by side.
+    let (symbols, rust) = (&tables.symbols, &mut tables.rust);
+    let (names, ()) = rayon::join(
+        || {
+            names::NameTable::build(name_keys, symbols.len() as u32, |sid| {
+                symbols[sid as usize].name
+            })
+        },
+        || {
+            for (key, sid) in rust_paths {
+                rust.add_path(key, sid);
+            }
+        },
+    );
+    tables.names = names;
     for (row, &sid) in rows.iter_mut().zip(&row_symbols) {
-        let name = tables.symbols[sid as usize].name;
-        row.name = tables.by_name.get(name).map_or(0, |e| e.0);
+        row.name = tables.names.id_of_symbol(sid).unwrap_or(0);
     }
     trace_phase("tables built", started);
     let phase = std::time::Instant::now();
@@ -1031,7 +1025,7 @@ pub(crate) fn resolve_some<'a>(
     trace_phase("references sorted", phase);
     let overrides = tables.types.overrides.clone();
     let implementations = std::mem::take(&mut tables.types.implementations);
-    let names: Vec<String> = names.into_iter().map(str::to_owned).collect();
+    let names: Vec<String> = tables.names.sorted().map(str::to_owned).collect();
     // Freeing a few million small allocations takes half a second on a large tree: let
     // it overlap the store write (only the fields that borrow the facts stay behind).
     let owned = (
@@ -1155,7 +1149,7 @@ impl Tables<'_> {
         };
         let mut imports = Vec::with_capacity(facts.imports.len());
         let import_outcome = |import: &Import, name: &str| {
-            let outcome = if !self.by_name.contains_key(name) {
+            let outcome = if !self.names.contains(name) {
                 Outcome::Drop
             } else {
                 match resolver.import_targets(self, fid, import) {
@@ -1173,12 +1167,8 @@ impl Tables<'_> {
             self.file_base[fid as usize],
             use_outcome,
             import_outcome,
-            &|sid| {
-                self.by_name
-                    .get(self.symbols[sid as usize].name)
-                    .map(|e| e.0)
-            },
-            &|name| self.by_name.get(name).map(|e| e.0),
+            &|sid| self.names.id_of_symbol(sid),
+            &|name| self.names.id(name),
         );
         memo.imports = imports;
         (rows, memo)

@@ -597,7 +597,7 @@ impl RustTables {
                 super::types::Lookup::Absent => return Outcome::Drop,
                 super::types::Lookup::Unknown => {}
             }
-            let type_known = t.by_name.contains_key(type_name.as_str());
+            let type_known = t.names.contains(&type_name);
             return if type_known {
                 t.heuristic(candidates, Family::Rust, compatible)
             } else {

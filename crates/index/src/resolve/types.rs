@@ -387,7 +387,7 @@ impl TypeIndex {
         name: &str,
         kind: RefKind,
     ) -> Lookup {
-        let Some(name_id) = t.by_name.get(name).map(|e| e.0) else {
+        let Some(name_id) = t.names.id(name) else {
             return Lookup::Absent;
         };
         let Some(_nested) = Nested::enter() else {
@@ -494,7 +494,7 @@ impl TypeIndex {
                 // A type that answers any name (`__getattr__`) lacks no member.
                 let answers_any = || {
                     t.resolver(family).any_member_hooks().iter().any(|hook| {
-                        t.by_name.get(hook).is_some_and(|&(hook_id, _)| {
+                        t.names.id(hook).is_some_and(|hook_id| {
                             seen.iter()
                                 .any(|&sid| !self.members_named(sid, hook_id).is_empty())
                         })
@@ -618,9 +618,7 @@ const TUPLE: &str = "(tuple)";
 impl Tables<'_> {
     /// The name id (in the store's name table) of symbol `sid`'s name.
     fn name_id_of(&self, sid: u32) -> u32 {
-        self.by_name
-            .get(self.symbols[sid as usize].name)
-            .map_or(NONE, |e| e.0)
+        self.names.id_of_symbol(sid).unwrap_or(NONE)
     }
 
     /// One file's containers: their heads, members, supertypes and trait impls; `known`:
