@@ -47,6 +47,12 @@ struct Group<'a> {
     start: u32,
 }
 
+/// Where group `g`'s symbols lie in the symbols array (`len` entries long).
+fn group_range(groups: &[Group], g: usize, len: usize) -> std::ops::Range<usize> {
+    let end = groups.get(g + 1).map_or(len, |next| next.start as usize);
+    groups[g].start as usize..end
+}
+
 /// Every definition's name, grouped (see the module doc).
 pub(super) struct NameTable<'a> {
     /// Ordered by key.
@@ -101,10 +107,7 @@ impl<'a> NameTable<'a> {
         }
         let mut symbol_name = vec![0u32; count as usize];
         for (g, group) in groups.iter().enumerate() {
-            let end = groups
-                .get(g + 1)
-                .map_or(symbols.len(), |n| n.start as usize);
-            for &sid in &symbols[group.start as usize..end] {
+            for &sid in &symbols[group_range(&groups, g, symbols.len())] {
                 if let Some(slot) = symbol_name.get_mut(sid as usize) {
                     *slot = group.id;
                 }
@@ -140,12 +143,7 @@ impl<'a> NameTable<'a> {
     }
 
     fn group_symbols(&self, g: usize) -> &[u32] {
-        let start = self.groups[g].start as usize;
-        let end = self
-            .groups
-            .get(g + 1)
-            .map_or(self.symbols.len(), |n| n.start as usize);
-        &self.symbols[start..end]
+        &self.symbols[group_range(&self.groups, g, self.symbols.len())]
     }
 
     /// The id of `name`, if some definition bears it.

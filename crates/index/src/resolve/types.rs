@@ -223,8 +223,8 @@ pub(super) struct TypeIndex {
     /// (type symbol, member name id) → where its members lie in `member_lists`.
     members: HashMap<(u32, u32), (u32, u32)>,
     /// The members of each key of `members` back to back, inherent ones first. One array
-    /// made by a parallel sort: half a million small vectors, one per key, were most of
-    /// the serial time of this index's build.
+    /// made by a parallel sort instead of a vector per key (about half a million on a
+    /// large tree): the build's serial part went from 80–95 to 44–65 ms on `rustreg`.
     member_lists: Vec<u32>,
     /// Type symbol → the traits it implements, the classes it extends, its interfaces.
     supertypes: HashMap<u32, Vec<Ty>>,
