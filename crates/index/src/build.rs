@@ -30,10 +30,10 @@ use serde::Serialize;
 use crate::cache::{self, CacheEntry};
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
-use crate::resident::{ResidentDeclarations, Stamp};
+use crate::resident::{Declarations, ResidentDeclarations, Stamp};
 use crate::resolve::{
-    CompactFacts, FileMemo, KnownHeads, ParsedFile, cargo_package_name, go_module_path, resolve,
-    rows_from_memo,
+    CompactFacts, FileMemo, Keep, KnownHeads, NameSet, ParsedFile, cargo_package_name,
+    go_module_path, resolve, rows_from_memo,
 };
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
 use crate::trace::{note, trace};
@@ -704,7 +704,12 @@ fn update(
     let resident = options.resident.clone();
     let (symbols, references) =
         commit_generation(writer, &dir, &started, generation, None, || {
-            let (data, memos) = pool.install(|| resolve(&parsed_files, meta, &cancelled));
+            let keep = match resident {
+                Some(_) => Keep::Fresh,
+                None => Keep::No,
+            };
+            let (data, memos, tables) =
+                pool.install(|| resolve(&parsed_files, meta, keep, &cancelled));
             trace(&started, "resolved");
             if cancelled() {
                 return Err(IndexError::Cancelled);
@@ -730,7 +735,7 @@ fn update(
             // (a resident holder keeps the declarations, tagged with the generation about
             // to be committed: if the commit fails, no index carries that stamp).
             std::thread::spawn(move || match resident {
-                Some(resident) => resident.resolved(stamp, parsed_files, memos),
+                Some(resident) => resident.resolved(stamp, parsed_files, memos, tables),
                 None => drop((parsed_files, memos)),
             });
             trace(&started, "cache written");
@@ -1246,8 +1251,9 @@ struct Patch {
     ids: Vec<u32>,
     entries: Vec<(ParsedFile, FileMemo)>,
     /// The declarations of every file not in the patch, as the cache holds them, when an
-    /// interface patch took them from [`BuildOptions::resident`] (given back on commit).
-    declarations: Option<HashMap<String, CacheEntry>>,
+    /// interface patch took them from [`BuildOptions::resident`] (given back on commit,
+    /// with the tables it kept).
+    declarations: Option<Declarations>,
 }
 
 /// Prepares this update as a patch over the previous generation's store, when it can be
@@ -1532,9 +1538,15 @@ fn prepare_interface_patch(
     let store = index.store();
     let file_count = store.file_count();
     // Every file's declarations; the uses only of the files resolved again, below.
-    let mut cached = match resident {
+    let Declarations {
+        entries: mut cached,
+        tables: kept_tables,
+    } = match resident {
         Some(resident) => resident.take_or_load(&index.dir, Stamp::of(store)),
-        None => cache::load_declarations(&index.dir),
+        None => Declarations {
+            entries: cache::load_declarations(&index.dir),
+            tables: None,
+        },
     };
     trace(&timer, "cache loaded");
     // The edited files (id → index in `changed`), the names and supertypes their edits
@@ -1645,7 +1657,7 @@ fn prepare_interface_patch(
     }
     // Close the names over definitions whose type follows from one.
     for round in 0..=MAX_TYPE_ROUNDS {
-        let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();
+        let set = NameSet::new(names.iter().map(String::as_str));
         let found: Vec<String> = pool.install(|| {
             (0..file_count)
                 .into_par_iter()
@@ -1663,7 +1675,7 @@ fn prepare_interface_patch(
             return None;
         }
     }
-    let set: rustc_hash::FxHashSet<&str> = names.iter().map(String::as_str).collect();
+    let set = NameSet::new(names.iter().map(String::as_str));
     let earlier: HashSet<u32> = store.patched_files().into_iter().collect();
     let affected: Vec<u32> = pool.install(|| {
         (0..file_count)
@@ -1756,12 +1768,24 @@ fn prepare_interface_patch(
             .collect(),
         locate: &locate,
     };
-    let (data, memos) = pool.install(|| {
+    // A holder of declarations keeps the tables too: those of its generation are brought
+    // up to date (the files whose definitions changed are those remapped).
+    let keep = match (resident, kept_tables) {
+        (None, _) => Keep::No,
+        (Some(_), None) => Keep::Fresh,
+        (Some(_), Some(tables)) => {
+            let mut changed = remapped.clone();
+            changed.sort_unstable();
+            Keep::Update(tables, changed)
+        }
+    };
+    let (data, memos, tables) = pool.install(|| {
         crate::resolve::resolve_some(
             &files,
             store::IndexMeta::default(),
             Some(&affected),
             Some(&known),
+            keep,
             &|| false,
         )
     });
@@ -1940,8 +1964,8 @@ fn prepare_interface_patch(
     // The untouched files' declarations go back to the resident holder, or are freed
     // off the critical path (about a second on a large tree).
     let declarations = match resident {
-        Some(_) => Some(
-            slots
+        Some(_) => Some(Declarations {
+            entries: slots
                 .into_iter()
                 .zip(memos_before)
                 .filter_map(|(file, memo)| {
@@ -1949,7 +1973,8 @@ fn prepare_interface_patch(
                     Some((entry.path.clone(), entry))
                 })
                 .collect(),
-        ),
+            tables,
+        }),
         None => {
             std::thread::spawn(move || drop((slots, memos_before)));
             None

@@ -10,13 +10,13 @@
 //! Layout: `MCURFACT`, the store's format version (u32), the cache's own layout version
 //! (u32), the extraction fingerprint (u32 length + bytes), the entry count (u64), then
 //! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes: two
-//! postcard messages back to back, the file's record, declarations and container heads
-//! first (the path its first field), then its uses and their outcomes, with everything
-//! after the path compressed as one LZ4 block. Entries decode in parallel, a damaged one
-//! is noticed, a lookup of a few paths decompresses only theirs, and a reader that wants
-//! only the declarations stops after the first message. (Compressed, the cache of a
-//! large Rust tree is half its size and loads as fast: decoding, not decompressing, is
-//! what loading costs.)
+//! postcard messages, the file's record, declarations and container heads first (the
+//! path its first field), then its uses and their outcomes; each message but the path is
+//! compressed as an LZ4 block of its own. Entries decode in parallel, a damaged one is
+//! noticed, a lookup of a few paths decompresses only theirs, and a reader that wants
+//! only the declarations decompresses and decodes only the first message (the uses are
+//! most of an entry's bytes; one block for both made an interface patch decompress them
+//! all). Compressed, the cache of a large Rust tree is half its size.
 
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
@@ -36,8 +36,9 @@ use crate::store::FileRow;
 const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
 /// strings as one text, definitions' name order stored, container heads in the memo, the
-/// uses after everything else); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 4;
+/// uses after everything else; 5: the uses compressed apart); a cache of another layout
+/// is ignored.
+const LAYOUT_VERSION: u32 = 5;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -229,30 +230,63 @@ fn path_prefix(bytes: &[u8]) -> Option<(&str, usize)> {
     Some((std::str::from_utf8(bytes.get(at..end)?).ok()?, end))
 }
 
-/// An entry as stored: its postcard bytes with all after the path compressed.
-fn compress_entry(encoded: &[u8]) -> Vec<u8> {
-    let (_, path_len) = path_prefix(encoded).unwrap_or(("", 0));
-    let (path, rest) = encoded.split_at(path_len);
-    let mut stored = Vec::with_capacity(path_len + rest.len() / 2 + 16);
+/// An entry's two postcard messages (see the module docs), uncompressed.
+struct Encoded {
+    head: Vec<u8>,
+    uses: Vec<u8>,
+}
+
+/// An entry as stored: the head message's path, the compressed length of the head's
+/// block (u32), the block of the rest of the head, then the uses' block; each block is
+/// LZ4 with its uncompressed size before it.
+fn compress_entry(encoded: &Encoded) -> Vec<u8> {
+    let (_, path_len) = path_prefix(&encoded.head).unwrap_or(("", 0));
+    let (path, rest) = encoded.head.split_at(path_len);
+    let head = lz4_flex::block::compress_prepend_size(rest);
+    let uses = lz4_flex::block::compress_prepend_size(&encoded.uses);
+    let mut stored = Vec::with_capacity(path_len + 4 + head.len() + uses.len());
     stored.extend_from_slice(path);
-    stored.extend_from_slice(&lz4_flex::block::compress_prepend_size(rest));
+    stored.extend_from_slice(&(head.len() as u32).to_le_bytes());
+    stored.extend_from_slice(&head);
+    stored.extend_from_slice(&uses);
     stored
 }
 
-/// The postcard bytes of a stored entry; `None` if its block is damaged.
-fn decompress_entry(stored: &[u8]) -> Option<Vec<u8>> {
-    let (_, path_len) = path_prefix(stored)?;
-    let (path, block) = stored.split_at(path_len);
+/// The uncompressed size a block claims; `None` past what LZ4 can expand the block to.
+fn block_size(block: &[u8]) -> Option<usize> {
     let size = u32::from_le_bytes(block.get(..4)?.try_into().ok()?) as usize;
-    if size > block.len().saturating_mul(MAX_EXPANSION) {
+    (size <= block.len().saturating_mul(MAX_EXPANSION)).then_some(size)
+}
+
+/// The postcard bytes of a stored entry: the head message, and the uses after it when
+/// `part` is [`Part::Whole`] (a reader of declarations decompresses only the head's
+/// block). `None` if a block it reads is damaged.
+fn decompress_entry(stored: &[u8], part: Part) -> Option<Vec<u8>> {
+    let (_, path_len) = path_prefix(stored)?;
+    let (path, after) = stored.split_at(path_len);
+    let head_len = u32::from_le_bytes(after.get(..4)?.try_into().ok()?) as usize;
+    let head = after.get(4..4usize.checked_add(head_len)?)?;
+    let uses = &after[4 + head_len..];
+    let head_size = block_size(head)?;
+    let uses_size = match part {
+        Part::Whole => block_size(uses)?,
+        Part::Declarations => 0,
+    };
+    // Decompressed in place after the path: one buffer per entry, no second copy.
+    let mut encoded = vec![0u8; path_len + head_size + uses_size];
+    encoded[..path_len].copy_from_slice(path);
+    let (head_out, uses_out) = encoded[path_len..].split_at_mut(head_size);
+    let written = lz4_flex::block::decompress_into(head.get(4..)?, head_out).ok()?;
+    if written != head_size {
         return None;
     }
-    // Decompressed in place after the path: one buffer per entry, no second copy.
-    let mut encoded = vec![0u8; path_len + size];
-    encoded[..path_len].copy_from_slice(path);
-    let written =
-        lz4_flex::block::decompress_into(block.get(4..)?, &mut encoded[path_len..]).ok()?;
-    (written == size).then_some(encoded)
+    if part == Part::Whole {
+        let written = lz4_flex::block::decompress_into(uses.get(4..)?, uses_out).ok()?;
+        if written != uses_size {
+            return None;
+        }
+    }
+    Some(encoded)
 }
 
 /// Decodes the entries (only those of `only`, when given).
@@ -299,7 +333,7 @@ fn decode(
             if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
                 return None;
             }
-            let encoded = decompress_entry(slice)?;
+            let encoded = decompress_entry(slice, part)?;
             decode_entry(&encoded, part)
         })
         .collect();
@@ -353,7 +387,7 @@ fn decode_entry(encoded: &[u8], part: Part) -> Option<CacheEntry> {
 }
 
 /// One entry's two messages, uncompressed.
-fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Vec<u8> {
+fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Encoded {
     // Only facts read whole are written (an entry read without its uses belongs to a file
     // no one resolved again, and is not rewritten).
     debug_assert!(file.facts.as_ref().is_none_or(CompactFacts::has_uses));
@@ -374,9 +408,10 @@ fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Vec<u8> {
             imports: &m.imports,
         }),
     };
-    let mut encoded = postcard::to_stdvec(&head).unwrap_or_default();
-    encoded.extend(postcard::to_stdvec(&uses).unwrap_or_default());
-    encoded
+    Encoded {
+        head: postcard::to_stdvec(&head).unwrap_or_default(),
+        uses: postcard::to_stdvec(&uses).unwrap_or_default(),
+    }
 }
 
 /// Writes the cache of `dir` for a full resolution: every file with its memo (in the
@@ -596,23 +631,47 @@ mod tests {
             Some("src/a.rs"),
             "the path stays readable"
         );
-        assert_eq!(decompress_entry(&stored).as_deref(), Some(&encoded[..]));
-        let block_at = 1 + "src/a.rs".len();
+        let whole: Vec<u8> = [&encoded.head[..], &encoded.uses[..]].concat();
+        assert_eq!(decompress_entry(&stored, Part::Whole), Some(whole));
+        assert_eq!(
+            decompress_entry(&stored, Part::Declarations).as_deref(),
+            Some(&encoded.head[..]),
+            "only the head's block"
+        );
+        let path_end = 1 + "src/a.rs".len();
+        let head_at = path_end + 4;
+        let head_len = u32::from_le_bytes(stored[path_end..head_at].try_into().expect("4 bytes"));
+        let uses_at = head_at + head_len as usize;
         // A block that claims more than LZ4 can expand to is refused before allocating.
-        let mut huge = stored.clone();
-        huge[block_at..block_at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert_eq!(decompress_entry(&huge), None);
-        // Cut or scrambled blocks (as a hostile cache with valid checksums would hold).
-        for cut in block_at..stored.len() {
-            assert_eq!(decompress_entry(&stored[..cut]), None, "cut at {cut}");
+        for (at, part) in [(head_at, Part::Declarations), (uses_at, Part::Whole)] {
+            let mut huge = stored.clone();
+            huge[at..at + 4].copy_from_slice(&u32::MAX.to_le_bytes());
+            assert_eq!(decompress_entry(&huge, part), None);
         }
-        for i in block_at + 4..stored.len() {
+        // A head that claims to run past the entry.
+        let mut long = stored.clone();
+        long[path_end..head_at].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(decompress_entry(&long, Part::Declarations), None);
+        // Cut or scrambled blocks (as a hostile cache with valid checksums would hold).
+        for cut in path_end..stored.len() {
+            assert_eq!(
+                decompress_entry(&stored[..cut], Part::Whole),
+                None,
+                "cut at {cut}"
+            );
+            if cut < uses_at {
+                let head = decompress_entry(&stored[..cut], Part::Declarations);
+                assert_eq!(head, None, "cut at {cut}");
+            }
+        }
+        for i in path_end..stored.len() {
             let mut bytes = stored.clone();
             bytes[i] ^= 0xA5;
             // Either refused or decoded to other bytes: never a panic.
-            if let Some(other) = decompress_entry(&bytes) {
-                let _ = decode_entry(&other, Part::Whole);
-                let _ = decode_entry(&other, Part::Declarations);
+            for part in [Part::Whole, Part::Declarations] {
+                if let Some(other) = decompress_entry(&bytes, part) {
+                    let _ = decode_entry(&other, part);
+                }
             }
         }
     }

@@ -10,13 +10,18 @@
 //! brings them up to date (a patch: its files' entries replace theirs, stripped as the
 //! cache reads them back) or drops them (anything else); a commit by another process
 //! changes the stamp, and the next patch loads the cache again.
+//!
+//! With the declarations it keeps the resolver's [`KeptTables`] of the same generation
+//! when the last resolution made them (a full resolution or an interface patch run with
+//! this holder), so the next interface patch brings them up to date instead of making
+//! them again; a patch that keeps every interface keeps them as they are.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::cache::{self, CacheEntry};
-use crate::resolve::{FileMemo, ParsedFile};
+use crate::resolve::{FileMemo, KeptTables, ParsedFile};
 use crate::trace::note;
 use crate::walk::INDEX_DIR;
 
@@ -47,6 +52,14 @@ impl Stamp {
 struct Held {
     stamp: Stamp,
     entries: HashMap<String, CacheEntry>,
+    tables: Option<KeptTables>,
+}
+
+/// Every file's declarations of one generation, and the tables kept from its last
+/// resolution if there are any: what an interface patch takes and gives back.
+pub(crate) struct Declarations {
+    pub entries: HashMap<String, CacheEntry>,
+    pub tables: Option<KeptTables>,
 }
 
 /// Declarations kept between updates (see the module docs). Clones share them; an
@@ -84,42 +97,54 @@ impl ResidentDeclarations {
     /// holder: the held ones when they are that generation's, else read from the cache
     /// in `dir`. The caller holds the index's write lock, so the cache is that
     /// generation's.
-    pub(crate) fn take_or_load(&self, dir: &Path, stamp: Stamp) -> HashMap<String, CacheEntry> {
+    pub(crate) fn take_or_load(&self, dir: &Path, stamp: Stamp) -> Declarations {
         if let Some(h) = self.lock().take_if(|h| h.stamp == stamp) {
             note(format_args!(
-                "declarations of {} files held",
-                h.entries.len()
+                "declarations of {} files held{}",
+                h.entries.len(),
+                if h.tables.is_some() {
+                    ", with tables"
+                } else {
+                    ""
+                }
             ));
-            return h.entries;
+            return Declarations {
+                entries: h.entries,
+                tables: h.tables,
+            };
         }
         self.forget();
-        cache::load_declarations(dir)
+        Declarations {
+            entries: cache::load_declarations(dir),
+            tables: None,
+        }
     }
 
     /// After a commit that was a patch of `before`'s generation, now `after`: the
     /// declarations of the patch's files (`patched`, as written to the cache) replace
-    /// theirs, in `given` (what an interface patch took and gives back) or else in the
-    /// held ones if they are `before`'s. Anything else drops them.
+    /// theirs, in `given` (what an interface patch took and gives back, with the tables
+    /// it brought up to date) or else in the held ones if they are `before`'s (a patch
+    /// that kept every interface: their tables still hold). Anything else drops them.
     pub(crate) fn patched(
         &self,
         before: Stamp,
         after: Stamp,
-        given: Option<HashMap<String, CacheEntry>>,
+        given: Option<Declarations>,
         patched: Vec<(ParsedFile, FileMemo)>,
     ) {
         let mut held = self.lock();
-        let entries = match (given, held.take()) {
+        let kept = match (given, held.take()) {
             (Some(given), stale) => {
                 free_in_background(stale);
-                Some(given)
+                Some((given.entries, given.tables))
             }
-            (None, Some(h)) if h.stamp == before => Some(h.entries),
+            (None, Some(h)) if h.stamp == before => Some((h.entries, h.tables)),
             (None, stale) => {
                 free_in_background(stale);
                 None
             }
         };
-        let Some(mut entries) = entries else {
+        let Some((mut entries, tables)) = kept else {
             return;
         };
         for (file, memo) in patched {
@@ -129,12 +154,20 @@ impl ResidentDeclarations {
         *held = Some(Held {
             stamp: after,
             entries,
+            tables,
         });
     }
 
     /// After a full resolution committed as `stamp`: its files and memos, stripped as the
-    /// cache reads them back. Meant for a background thread (it frees every file's uses).
-    pub(crate) fn resolved(&self, stamp: Stamp, files: Vec<ParsedFile>, memos: Vec<FileMemo>) {
+    /// cache reads them back, and the tables it kept. Meant for a background thread (it
+    /// frees every file's uses).
+    pub(crate) fn resolved(
+        &self,
+        stamp: Stamp,
+        files: Vec<ParsedFile>,
+        memos: Vec<FileMemo>,
+        tables: Option<KeptTables>,
+    ) {
         let mut held = self.lock();
         let entries = files
             .into_iter()
@@ -149,7 +182,11 @@ impl ResidentDeclarations {
                 (entry.path.clone(), entry)
             })
             .collect();
-        *held = Some(Held { stamp, entries });
+        *held = Some(Held {
+            stamp,
+            entries,
+            tables,
+        });
     }
 
     /// Drops what is held (a commit that is neither a patch nor a full resolution with
@@ -161,7 +198,9 @@ impl ResidentDeclarations {
 
     /// Reads the declarations of the index of `root` on a background thread, unless they
     /// are held already: an update that needs them meanwhile waits for this read instead
-    /// of making its own. Best effort: a read that a commit overtook is not kept.
+    /// of making its own. Best effort: a read that a commit overtook is not kept. (No
+    /// tables: the first interface patch makes them. Made here, they left a few hundred
+    /// megabytes freed but not returned to the system until the first update.)
     pub fn warm(&self, root: &Path) {
         let this = self.clone();
         let root: PathBuf = root.to_path_buf();
@@ -180,7 +219,11 @@ impl ResidentDeclarations {
                 // A commit between the two looks may have replaced the cache under the
                 // read; then what was read is not known to be either generation's.
                 if stamp_now() == Some(stamp) {
-                    *held = Some(Held { stamp, entries });
+                    *held = Some(Held {
+                        stamp,
+                        entries,
+                        tables: None,
+                    });
                 }
             });
     }

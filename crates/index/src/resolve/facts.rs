@@ -23,6 +23,30 @@ fn doc_summary(doc: String) -> String {
     }
 }
 
+/// Names asked about in every file of a tree (what an interface edit changed): a string
+/// is looked up only when its length is one of theirs, which most strings' is not
+/// (hashing every string of every file was most of the scan for them).
+pub(crate) struct NameSet<'a> {
+    names: HashSet<&'a str>,
+    /// Bit `n`: some name is `n` bytes long (a length past 127 is always looked up).
+    lengths: u128,
+}
+
+impl<'a> NameSet<'a> {
+    pub fn new(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let names: HashSet<&str> = names.into_iter().collect();
+        let lengths = names
+            .iter()
+            .filter(|n| n.len() < 128)
+            .fold(0u128, |bits, n| bits | 1 << n.len());
+        NameSet { names, lengths }
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        (name.len() >= 128 || self.lengths >> name.len() & 1 == 1) && self.names.contains(name)
+    }
+}
+
 /// A reference as extracted, with file-local string ids.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct LocalRef {
@@ -732,7 +756,7 @@ impl CompactFacts {
     /// Whether this file is written with any of `names`: a use, a definition, an import,
     /// a type or a value chain. (A superset of the files whose resolution the names
     /// decide.)
-    pub fn mentions(&self, names: &HashSet<&str>) -> bool {
+    pub fn mentions(&self, names: &NameSet) -> bool {
         let mut found = false;
         let mut check = |n: &str| found |= names.contains(n);
         self.strings().for_each(&mut check);
@@ -764,7 +788,7 @@ impl CompactFacts {
     /// The names of this file's definitions whose type may follow from `names`: their
     /// declared type, initial value, parameters or positional fields mention one, or
     /// their container's type does.
-    pub fn definitions_typed_by(&self, names: &HashSet<&str>) -> Vec<String> {
+    pub fn definitions_typed_by(&self, names: &NameSet) -> Vec<String> {
         let mentions_type = |t: &TypeRef| {
             let mut found = false;
             t.for_each_name(&mut |n| found |= names.contains(n));
@@ -901,4 +925,21 @@ fn multiset_difference<K: std::hash::Hash + Eq>(
     }
     out.extend(b.into_iter().map(|(key, count)| (key, -count)));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_set_finds_its_names_of_any_length() {
+        let long = "x".repeat(200);
+        let set = NameSet::new(["", "a", "total", long.as_str()]);
+        for name in ["", "a", "total", long.as_str()] {
+            assert!(set.contains(name), "{name:?}");
+        }
+        for name in ["b", "totals", "tota", &long[1..], "ab"] {
+            assert!(!set.contains(name), "{name:?}");
+        }
+    }
 }

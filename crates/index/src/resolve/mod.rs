@@ -23,6 +23,7 @@ mod ecma;
 mod facts;
 mod go;
 mod includes;
+mod kept;
 mod lua;
 mod names;
 mod python;
@@ -40,8 +41,11 @@ use rayon::prelude::*;
 use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
 use crate::trace::trace_phase;
 
-pub(crate) use facts::{CompactFacts, Declarations, DeclarationsRef, Def, LocalRef, Uses, UsesRef};
+pub(crate) use facts::{
+    CompactFacts, Declarations, DeclarationsRef, Def, LocalRef, NameSet, Uses, UsesRef,
+};
 pub(crate) use go::go_module_path;
+pub(crate) use kept::KeptTables;
 pub(crate) use rust::{cargo_package_name, rust_module};
 pub(crate) use types::{ContainerHead, KnownHeads};
 
@@ -698,13 +702,15 @@ struct FileSymbols<'a> {
 }
 
 /// One file's symbols, qualified names and rows: reads only the file and its family's
-/// tables, so files are made in parallel.
+/// tables, so files are made in parallel. Its name and path keys only with `keys` (kept
+/// tables hold those of the files that did not change).
 fn file_symbols<'a>(
     fid: u32,
     file: &'a ParsedFile,
     head: Option<&FileHead>,
     base: u32,
     wanted: bool,
+    keys: bool,
     rust: &rust::RustTables,
 ) -> FileSymbols<'a> {
     let mut made = FileSymbols {
@@ -717,109 +723,190 @@ fn file_symbols<'a>(
     let (Some(facts), Some(head)) = (&file.facts, head) else {
         return made;
     };
-    let FileHead {
-        family,
-        ref prefix,
-        separator,
-    } = *head;
+    let family = head.family;
     made.symbols.reserve_exact(facts.definitions.len());
-    made.name_keys.reserve_exact(facts.definitions.len());
-    // The file's symbols of one scope share their prefix.
-    let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
-    let mut qualified = String::with_capacity(64);
     for (i, d) in facts.definitions.iter().enumerate() {
-        let sid = base + i as u32;
-        let name = facts.name(d);
         made.symbols.push(Symbol {
-            name,
+            name: facts.name(d),
             kind: d.kind,
             family,
             member: d.container != NONE,
             file: fid,
             index: i as u32,
         });
-        made.name_keys.push(names::key(name, sid));
-        // Rust's tables need every qualified name, the rows only the wanted ones.
-        if !wanted && family != Family::Rust {
-            continue;
-        }
-        let scopes: Vec<&str> = match family {
-            Family::Rust | Family::Ecma | Family::Go | Family::C | Family::Shell | Family::Lua => {
-                facts
-                    .modules(d)
-                    .iter()
-                    .map(String::as_str)
-                    .chain(facts.container(d))
-                    .collect()
+    }
+    if keys {
+        made.name_keys.extend(
+            facts
+                .definitions
+                .iter()
+                .enumerate()
+                .map(|(i, d)| names::key(facts.name(d), base + i as u32)),
+        );
+    }
+    let mut rust_keys = match family {
+        Family::Rust if keys => rust.definition_keys(fid),
+        Family::Rust
+        | Family::Ecma
+        | Family::Python
+        | Family::Go
+        | Family::Java
+        | Family::CSharp
+        | Family::C
+        | Family::Php
+        | Family::Ruby
+        | Family::Kotlin
+        | Family::Shell
+        | Family::Lua => None,
+    };
+    // Rust's tables need every qualified name, the rows only the wanted ones.
+    if !wanted && rust_keys.is_none() {
+        return made;
+    }
+    // The file's symbols of one scope share their prefix.
+    let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
+    // The prefix of the definitions of the last scope seen (neighbours mostly share one):
+    // its key, the prefix and the prefix as rows share it.
+    let mut scope: Option<ScopeKey> = None;
+    let mut scope_prefix = String::with_capacity(64);
+    let mut row_prefix: Option<Arc<str>> = None;
+    for (i, d) in facts.definitions.iter().enumerate() {
+        let sid = base + i as u32;
+        let key = scope_key(family, d);
+        if scope != Some(key) {
+            scope = Some(key);
+            qualified_prefix(facts, d, head, &mut scope_prefix);
+            if let Some(keys) = &mut rust_keys {
+                keys.enter(&scope_prefix);
             }
-            Family::Python => python::scopes(facts, d),
-            Family::Java | Family::CSharp | Family::Php | Family::Ruby | Family::Kotlin => {
-                classes::scopes(facts, d)
-            }
-        };
-        // PHP writes a member as `App\Models\User::find`, a function or a class as
-        // `App\helpers\format`.
-        let member_separator = match family {
-            Family::Php if d.container != NONE => "::",
-            Family::Php
-            | Family::Rust
-            | Family::Ecma
-            | Family::Python
-            | Family::Go
-            | Family::Java
-            | Family::CSharp
-            | Family::C
-            | Family::Ruby
-            | Family::Kotlin
-            | Family::Shell
-            | Family::Lua => separator,
-        };
-        qualified.clear();
-        for part in std::iter::once(prefix.as_str())
-            .filter(|p| !p.is_empty())
-            .chain(scopes)
-        {
-            if !qualified.is_empty() {
-                qualified.push_str(separator);
-            }
-            qualified.push_str(part);
-        }
-        if !qualified.is_empty() {
-            qualified.push_str(member_separator);
-        }
-        qualified.push_str(name);
-        if family == Family::Rust
-            && let Some(key) = rust.definition_key(fid, &qualified)
-        {
-            made.rust_paths.push((key, sid));
-        }
-        if wanted {
-            // `qualified` ends with the name (written last, above).
-            let prefix = &qualified[..qualified.len() - name.len()];
-            let prefix = match prefixes.get(prefix) {
+            row_prefix = wanted.then(|| match prefixes.get(scope_prefix.as_str()) {
                 Some(shared) => Arc::clone(shared),
                 None => {
-                    let shared: Arc<str> = prefix.into();
+                    let shared: Arc<str> = scope_prefix.as_str().into();
                     prefixes.insert(Arc::clone(&shared));
                     shared
                 }
-            };
+            });
+        }
+        if let Some(keys) = &mut rust_keys {
+            made.rust_paths.push((keys.key(facts.name(d)), sid));
+        }
+        if let Some(prefix) = &row_prefix {
             // Name ids are assigned once every name is known.
-            made.rows.push(facts.symbol_row(d, 0, fid, base, prefix));
+            made.rows
+                .push(facts.symbol_row(d, 0, fid, base, Arc::clone(prefix)));
             made.row_symbols.push(sid);
         }
     }
     made
 }
 
+/// What decides a definition's qualified-name prefix besides its file (see
+/// [`scope_key`]): definitions with equal keys share their prefix.
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ScopeKey {
+    modules: u32,
+    container: u32,
+    parent: u32,
+    field: bool,
+}
+
+/// The parts of `d` that [`qualified_prefix`] reads, for its family.
+fn scope_key(family: Family, d: &Def) -> ScopeKey {
+    let key = |modules, container, parent, field| ScopeKey {
+        modules,
+        container,
+        parent,
+        field,
+    };
+    match family {
+        // The inline modules and the container.
+        Family::Rust | Family::Ecma | Family::Go | Family::C | Family::Shell | Family::Lua => {
+            key(d.modules, d.container, NONE, false)
+        }
+        // A field: its class; anything else: the definitions around it.
+        Family::Python if d.kind == SymbolKind::Field => key(NONE, d.container, NONE, true),
+        Family::Python => key(NONE, NONE, d.parent, false),
+        // The namespaces, the types around it, and (PHP's separator) whether it is a member.
+        Family::Java | Family::CSharp | Family::Php | Family::Ruby | Family::Kotlin => {
+            key(d.modules, u32::from(d.container != NONE), d.parent, false)
+        }
+    }
+}
+
+/// Writes into `out` the qualified name of `d` without the name itself: the file's
+/// prefix, the scopes around `d`, and the separator before the name.
+fn qualified_prefix(facts: &CompactFacts, d: &Def, head: &FileHead, out: &mut String) {
+    let FileHead {
+        family,
+        ref prefix,
+        separator,
+    } = *head;
+    let scopes: Vec<&str> = match family {
+        Family::Rust | Family::Ecma | Family::Go | Family::C | Family::Shell | Family::Lua => facts
+            .modules(d)
+            .iter()
+            .map(String::as_str)
+            .chain(facts.container(d))
+            .collect(),
+        Family::Python => python::scopes(facts, d),
+        Family::Java | Family::CSharp | Family::Php | Family::Ruby | Family::Kotlin => {
+            classes::scopes(facts, d)
+        }
+    };
+    // PHP writes a member as `App\Models\User::find`, a function or a class as
+    // `App\helpers\format`.
+    let member_separator = match family {
+        Family::Php if d.container != NONE => "::",
+        Family::Php
+        | Family::Rust
+        | Family::Ecma
+        | Family::Python
+        | Family::Go
+        | Family::Java
+        | Family::CSharp
+        | Family::C
+        | Family::Ruby
+        | Family::Kotlin
+        | Family::Shell
+        | Family::Lua => separator,
+    };
+    out.clear();
+    for part in std::iter::once(prefix.as_str())
+        .filter(|p| !p.is_empty())
+        .chain(scopes)
+    {
+        if !out.is_empty() {
+            out.push_str(separator);
+        }
+        out.push_str(part);
+    }
+    if !out.is_empty() {
+        out.push_str(member_separator);
+    }
+}
+
+/// What a resolution does about [`KeptTables`], for a caller that holds every file's
+/// declarations between resolutions.
+pub(crate) enum Keep {
+    /// Nothing: the caller keeps no tables.
+    No,
+    /// Makes them, and gives them back.
+    Fresh,
+    /// Brings these up to date and gives them back: they were made from the same files,
+    /// of which those listed (ascending) have other definitions now.
+    Update(KeptTables, Vec<u32>),
+}
+
 /// Resolves every file's references and assembles the store tables; also returns each
-/// file's [`FileMemo`], in file order.
+/// file's [`FileMemo`], in file order, and the tables `keep` asks for.
 pub(crate) fn resolve<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
+    keep: Keep,
     cancelled: &(dyn Fn() -> bool + Sync),
-) -> (StoreData<'a>, Vec<FileMemo>) {
-    resolve_some(files, meta, None, None, cancelled)
+) -> (StoreData<'a>, Vec<FileMemo>, Option<KeptTables>) {
+    resolve_some(files, meta, None, None, keep, cancelled)
 }
 
 /// [`resolve`] with the tables of every file but the references of only the files `only`
@@ -829,26 +916,28 @@ pub(crate) fn resolve<'a>(
 /// memos are theirs, in that order. The heads of `known`'s files are taken from it.
 /// Once `cancelled` says so, the files left are not resolved (their references and memos
 /// come out empty): the caller, which asked for the cancellation, discards the result.
+/// The tables `keep` asks for come back last.
 pub(crate) fn resolve_some<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
     only: Option<&[u32]>,
     known: Option<&KnownHeads>,
+    keep: Keep,
     cancelled: &(dyn Fn() -> bool + Sync),
-) -> (StoreData<'a>, Vec<FileMemo>) {
+) -> (StoreData<'a>, Vec<FileMemo>, Option<KeptTables>) {
     let started = std::time::Instant::now();
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         files,
         symbols: Vec::new(),
         file_base: Vec::with_capacity(files.len()),
-        names: names::NameTable::build(Vec::new(), 0, |_| ""),
+        names: names::NameTable::build(Vec::new(), 0, |_| "", false).0,
         file_ids: files
             .iter()
             .enumerate()
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
-        rust: rust::RustTables::new(files),
+        rust: rust::RustTables::new(files, !matches!(keep, Keep::Update(..))),
         ecma: ecma::EcmaTables::new(files.len()),
         python: python::PythonTables::new(files),
         go: go::GoTables::new(files),
@@ -923,6 +1012,21 @@ pub(crate) fn resolve_some<'a>(
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
     tables.shell.finish(files, &tables.file_ids);
+    let counts: Vec<u32> = (0..files.len())
+        .map(|fid| definitions(fid) as u32)
+        .collect();
+    // Kept tables to bring up to date, the ids they had and the files that changed.
+    let keep_tables = !matches!(keep, Keep::No);
+    let update: Option<(KeptTables, kept::IdMap, Vec<u32>)> = match keep {
+        Keep::Update(kept, changed) => match kept::IdMap::new(&kept.counts, &counts, &changed) {
+            Some(map) => Some((kept, map, changed)),
+            None => {
+                crate::trace::note(format_args!("kept tables are of other files: made again"));
+                None
+            }
+        },
+        Keep::No | Keep::Fresh => None,
+    };
     // Each file's symbols, qualified names and rows are made in parallel, a batch of
     // files at a time (so a batch's vectors are all that is held twice), and merged into
     // the tables in file order: the same ids and the same lists as one pass would make.
@@ -941,12 +1045,16 @@ pub(crate) fn resolve_some<'a>(
             .into_par_iter()
             .map(|fid| {
                 let wanted = only.is_none_or(|only| only.binary_search(&(fid as u32)).is_ok());
+                let keys = update
+                    .as_ref()
+                    .is_none_or(|(_, _, changed)| changed.binary_search(&(fid as u32)).is_ok());
                 file_symbols(
                     fid as u32,
                     &files[fid],
                     heads[fid].as_ref(),
                     tables.file_base[fid],
                     wanted,
+                    keys,
                     &tables.rust,
                 )
             })
@@ -965,18 +1073,31 @@ pub(crate) fn resolve_some<'a>(
     }
     // The names and the Rust paths are separate tables: made side by side.
     let (symbols, rust) = (&tables.symbols, &mut tables.rust);
-    let (names, ()) = rayon::join(
-        || {
-            names::NameTable::build(name_keys, symbols.len() as u32, |sid| {
-                symbols[sid as usize].name
-            })
-        },
-        || {
-            for (key, sid) in rust_paths {
-                rust.add_path(key, sid);
-            }
-        },
-    );
+    let name_of = |sid: u32| symbols[sid as usize].name;
+    let count = symbols.len() as u32;
+    #[cfg(debug_assertions)]
+    let updated = update.is_some();
+    let ((names, sorted_keys), ()) = match update {
+        Some((kept, map, _)) => rayon::join(
+            || {
+                let keys = kept::merge_name_keys(kept.name_keys, &map, name_keys);
+                names::NameTable::build(keys, count, name_of, keep_tables)
+            },
+            || rust.adopt_paths(kept.rust_paths, |sid| map.get(sid), rust_paths),
+        ),
+        None => rayon::join(
+            || names::NameTable::build(name_keys, count, name_of, keep_tables),
+            || {
+                for (key, sid) in rust_paths {
+                    rust.add_path(key, sid);
+                }
+            },
+        ),
+    };
+    #[cfg(debug_assertions)]
+    if updated {
+        check_kept_tables(&tables, &heads, sorted_keys.as_deref());
+    }
     tables.names = names;
     for (row, &sid) in rows.iter_mut().zip(&row_symbols) {
         row.name = tables.names.id_of_symbol(sid).unwrap_or(0);
@@ -1023,6 +1144,11 @@ pub(crate) fn resolve_some<'a>(
     refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
+    let kept = sorted_keys.map(|name_keys| KeptTables {
+        counts,
+        name_keys,
+        rust_paths: tables.rust.take_paths(),
+    });
     let overrides = tables.types.overrides.clone();
     let implementations = std::mem::take(&mut tables.types.implementations);
     let names: Vec<String> = tables.names.sorted().map(str::to_owned).collect();
@@ -1054,7 +1180,32 @@ pub(crate) fn resolve_some<'a>(
         remap: Vec::new(),
         meta,
     };
-    (data, memos)
+    (data, memos, kept)
+}
+
+/// Debug builds: the tables made from kept ones are those made from scratch.
+#[cfg(debug_assertions)]
+fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>], sorted_keys: Option<&[u128]>) {
+    let made: Vec<FileSymbols> = (0..tables.files.len())
+        .map(|fid| {
+            let (file, head) = (&tables.files[fid], heads[fid].as_ref());
+            file_symbols(
+                fid as u32,
+                file,
+                head,
+                tables.file_base[fid],
+                false,
+                true,
+                &tables.rust,
+            )
+        })
+        .collect();
+    let mut name_keys: Vec<u128> = made.iter().flat_map(|m| m.name_keys.clone()).collect();
+    name_keys.sort_unstable();
+    assert_eq!(sorted_keys, Some(&name_keys[..]), "kept name keys");
+    let mut paths: Vec<(u64, u32)> = made.iter().flat_map(|m| m.rust_paths.clone()).collect();
+    paths.sort_unstable();
+    assert_eq!(tables.rust.path_pairs(), paths, "kept Rust paths");
 }
 
 impl Tables<'_> {

@@ -160,19 +160,53 @@ fn rust_key_of<'s>(crate_key: &str, segments: impl Iterator<Item = &'s str>) -> 
     hasher.finish()
 }
 
-/// [`rust_key`] of an already `::`-joined path.
-fn rust_key_joined(crate_key: &str, joined: &str) -> u64 {
-    rust_key_of(crate_key, std::iter::once(joined))
+/// Path keys of one file's definitions (see [`RustTables::definition_keys`]): the crate
+/// and the current scope's prefix stay in the buffer, each name is appended and cut off
+/// (the bytes hashed are those [`rust_key`] hashes for the joined path).
+pub(super) struct DefinitionKeys {
+    hasher: PathHasher,
+    crate_len: usize,
+    scope_len: usize,
 }
 
-/// The symbols of one path: nearly always one, kept without an allocation of its own (a
-/// million paths on a large tree).
-enum PathSymbols {
+impl DefinitionKeys {
+    fn new(crate_key: &str) -> Self {
+        let mut hasher = PathHasher::new();
+        hasher.write(crate_key);
+        hasher.write("|");
+        let crate_len = hasher.0.len();
+        DefinitionKeys {
+            hasher,
+            crate_len,
+            scope_len: crate_len,
+        }
+    }
+
+    /// The definitions that follow have qualified names `prefix` + their name.
+    pub fn enter(&mut self, prefix: &str) {
+        self.hasher.0.truncate(self.crate_len);
+        self.hasher.write(prefix);
+        self.scope_len = self.hasher.0.len();
+    }
+
+    /// The path key of the definition `name` in the current scope.
+    pub fn key(&mut self, name: &str) -> u64 {
+        self.hasher.0.truncate(self.scope_len);
+        self.hasher.write(name);
+        self.hasher.finish()
+    }
+}
+
+/// The symbols of one path, ascending: nearly always one, kept without an allocation of
+/// its own (a million paths on a large tree).
+#[derive(Debug)]
+pub(super) enum PathSymbols {
     One(u32),
     Many(Vec<u32>),
 }
 
 impl PathSymbols {
+    /// Adds `sid`, larger than every symbol here (definitions are added in id order).
     fn push(&mut self, sid: u32) {
         match self {
             PathSymbols::One(first) => *self = PathSymbols::Many(vec![*first, sid]),
@@ -180,7 +214,48 @@ impl PathSymbols {
         }
     }
 
-    fn as_slice(&self) -> &[u32] {
+    /// Adds `sid` where it sorts.
+    fn insert(&mut self, sid: u32) {
+        match self {
+            PathSymbols::One(first) => {
+                *self = PathSymbols::Many(if sid < *first {
+                    vec![sid, *first]
+                } else {
+                    vec![*first, sid]
+                })
+            }
+            PathSymbols::Many(list) => list.insert(list.partition_point(|&s| s < sid), sid),
+        }
+    }
+
+    /// Moves each symbol where `new_id` says, dropping those it has none for (`new_id`
+    /// keeps their order); `false` when none is left.
+    fn remap(&mut self, new_id: impl Fn(u32) -> Option<u32>) -> bool {
+        match self {
+            PathSymbols::One(sid) => match new_id(*sid) {
+                Some(moved) => {
+                    *sid = moved;
+                    true
+                }
+                None => false,
+            },
+            PathSymbols::Many(list) => {
+                list.retain_mut(|sid| match new_id(*sid) {
+                    Some(moved) => {
+                        *sid = moved;
+                        true
+                    }
+                    None => false,
+                });
+                if let [only] = list[..] {
+                    *self = PathSymbols::One(only);
+                }
+                !self.as_slice().is_empty()
+            }
+        }
+    }
+
+    pub(super) fn as_slice(&self) -> &[u32] {
         match self {
             PathSymbols::One(sid) => std::slice::from_ref(sid),
             PathSymbols::Many(list) => list,
@@ -188,13 +263,15 @@ impl PathSymbols {
     }
 }
 
+/// The Rust path table: `crate_key|a::b::Name` → symbols.
+pub(super) type PathTable = HashMap<u64, PathSymbols>;
+
 /// The Rust family's tables.
 pub(super) struct RustTables {
     cargo_dirs: HashSet<String>,
     /// Per file: its crate and module (Rust files only).
     modules: Vec<Option<RustModule>>,
-    /// `crate_key|a::b::Name` → symbols.
-    paths: HashMap<u64, PathSymbols>,
+    paths: PathTable,
     /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
     imports: HashMap<u64, ModuleScope>,
     /// Crate name (as written in paths) → its crate key.
@@ -202,7 +279,9 @@ pub(super) struct RustTables {
 }
 
 impl RustTables {
-    pub fn new(files: &[ParsedFile]) -> Self {
+    /// The tables of `files` before any is added; `size_paths`: the path table is sized
+    /// for every Rust definition (not when a kept one will be adopted).
+    pub fn new(files: &[ParsedFile], size_paths: bool) -> Self {
         let cargo_dirs: HashSet<String> = files
             .iter()
             .filter_map(|f| {
@@ -225,7 +304,7 @@ impl RustTables {
         // tree, and a growing map rehashes them all at each doubling.
         let rust_definitions: usize = files
             .iter()
-            .filter(|f| f.family() == Some(Family::Rust))
+            .filter(|f| size_paths && f.family() == Some(Family::Rust))
             .filter_map(|f| f.facts.as_ref())
             .map(|f| f.definitions.len())
             .sum();
@@ -272,14 +351,16 @@ impl RustTables {
         prefix
     }
 
-    /// The path key of a definition of file `fid` with qualified name `qualified` (none
-    /// for a file outside the Cargo layout).
-    pub fn definition_key(&self, fid: u32, qualified: &str) -> Option<u64> {
-        let module = self.modules[fid as usize].as_ref()?;
-        Some(rust_key_joined(&module.crate_key, qualified))
+    /// The path keys ([`rust_key`] of the qualified name) of the definitions of file `fid`,
+    /// one after the other, each scope's prefix written once; `None` for a file outside
+    /// the Cargo layout.
+    pub fn definition_keys(&self, fid: u32) -> Option<DefinitionKeys> {
+        let module = self.modules.get(fid as usize)?.as_ref()?;
+        Some(DefinitionKeys::new(&module.crate_key))
     }
 
-    /// Registers a definition under its path key ([`Self::definition_key`]).
+    /// Registers a definition under its path key ([`Self::definition_keys`]); definitions
+    /// come in id order.
     pub fn add_path(&mut self, key: u64, sid: u32) {
         match self.paths.entry(key) {
             std::collections::hash_map::Entry::Occupied(mut entry) => entry.get_mut().push(sid),
@@ -287,6 +368,47 @@ impl RustTables {
                 entry.insert(PathSymbols::One(sid));
             }
         }
+    }
+
+    /// Takes up the path table `kept` of an earlier resolution: each symbol moves where
+    /// `new_id` says or goes (its file's definitions changed), then the changed files'
+    /// definitions (`added`, any order) join it. The same table [`Self::add_path`] would
+    /// make from every definition, when `kept` held every other file's.
+    pub fn adopt_paths(
+        &mut self,
+        mut kept: PathTable,
+        new_id: impl Fn(u32) -> Option<u32>,
+        added: Vec<(u64, u32)>,
+    ) {
+        kept.retain(|_, symbols| symbols.remap(&new_id));
+        for (key, sid) in added {
+            match kept.entry(key) {
+                std::collections::hash_map::Entry::Occupied(mut entry) => {
+                    entry.get_mut().insert(sid)
+                }
+                std::collections::hash_map::Entry::Vacant(entry) => {
+                    entry.insert(PathSymbols::One(sid));
+                }
+            }
+        }
+        self.paths = kept;
+    }
+
+    /// Every (path key, symbol) pair of the path table, sorted.
+    #[cfg(debug_assertions)]
+    pub fn path_pairs(&self) -> Vec<(u64, u32)> {
+        let mut pairs: Vec<(u64, u32)> = self
+            .paths
+            .iter()
+            .flat_map(|(&key, symbols)| symbols.as_slice().iter().map(move |&sid| (key, sid)))
+            .collect();
+        pairs.sort_unstable();
+        pairs
+    }
+
+    /// The path table, taken out (for a caller that keeps it for the next resolution).
+    pub fn take_paths(&mut self) -> PathTable {
+        std::mem::take(&mut self.paths)
     }
 
     /// Absolute candidates for a path written in module `context` of crate `crate_key`.
@@ -1110,6 +1232,34 @@ fn rust_std_step(ty: &str, step: Step) -> OutsideStep {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn definition_keys_are_the_keys_of_the_joined_paths() {
+        let mut keys = DefinitionKeys::new("vendor/serde");
+        keys.enter("");
+        assert_eq!(
+            keys.key("Serialize"),
+            rust_key("vendor/serde", &["Serialize"])
+        );
+        keys.enter("de::value::");
+        assert_eq!(
+            keys.key("Error"),
+            rust_key("vendor/serde", &["de", "value", "Error"])
+        );
+        assert_eq!(
+            keys.key("Deserializer"),
+            rust_key("vendor/serde", &["de", "value", "Deserializer"])
+        );
+        keys.enter("ser::");
+        assert_eq!(
+            keys.key("Impossible"),
+            rust_key("vendor/serde", &["ser", "Impossible"])
+        );
+        assert_ne!(
+            keys.key("Impossible"),
+            rust_key("vendor/other", &["ser", "Impossible"])
+        );
+    }
 
     fn module(path: &str, cargo: &[&str]) -> (String, String) {
         let dirs: HashSet<String> = cargo.iter().map(|s| s.to_string()).collect();
