@@ -979,7 +979,7 @@ pub(crate) fn resolve_some<'a>(
         };
         next_base += facts.definitions.len() as u32;
         let (prefix, separator) = match family {
-            Family::Rust => (tables.rust.add_file(fid, file, facts), "::"),
+            Family::Rust => (tables.rust.add_file(fid, facts), "::"),
             Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
             Family::Python => (
                 tables.python.add_file(fid, &file.row.path, facts, base),

@@ -7,6 +7,7 @@
 
 use std::collections::HashSet;
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap as HashMap;
 
 use mcursor_syntax::{EXPRESSION_QUALIFIER, Family, Import, ImportTarget, RefKind, SymbolKind};
@@ -268,7 +269,6 @@ pub(super) type PathTable = HashMap<u64, PathSymbols>;
 
 /// The Rust family's tables.
 pub(super) struct RustTables {
-    cargo_dirs: HashSet<String>,
     /// Per file: its crate and module (Rust files only).
     modules: Vec<Option<RustModule>>,
     paths: PathTable,
@@ -308,19 +308,28 @@ impl RustTables {
             .filter_map(|f| f.facts.as_ref())
             .map(|f| f.definitions.len())
             .sum();
+        // Each Rust file's module, made in parallel (`add_file` registers it).
+        let modules = files
+            .par_iter()
+            .map(|f| {
+                (f.facts.is_some() && f.family() == Some(Family::Rust))
+                    .then(|| rust_module(&f.row.path, &cargo_dirs))
+            })
+            .collect();
         Self {
-            cargo_dirs,
-            modules: vec![None; files.len()],
+            modules,
             paths: HashMap::with_capacity_and_hasher(rust_definitions, Default::default()),
             imports: HashMap::default(),
             crate_names,
         }
     }
 
-    /// Registers a Rust file's module and `use`s; returns the module path that prefixes
-    /// its definitions' qualified names.
-    pub fn add_file(&mut self, fid: u32, file: &ParsedFile, facts: &CompactFacts) -> String {
-        let module = rust_module(&file.row.path, &self.cargo_dirs);
+    /// Registers a Rust file's module (made by [`Self::new`]) and `use`s; returns the
+    /// module path that prefixes its definitions' qualified names.
+    pub fn add_file(&mut self, fid: u32, facts: &CompactFacts) -> String {
+        let Some(module) = self.modules.get(fid as usize).and_then(Option::as_ref) else {
+            return String::new();
+        };
         if let Some(name) = crate_name(&module.crate_key) {
             self.crate_names
                 .entry(name)
@@ -330,11 +339,10 @@ impl RustTables {
             let ImportTarget::Path(target) = &import.target else {
                 continue;
             };
-            let mut path = module.path.clone();
-            path.extend(import.modules.iter().cloned());
+            let path = module.path.iter().chain(&import.modules);
             let scope = self
                 .imports
-                .entry(rust_key(&module.crate_key, &path))
+                .entry(rust_key_of(&module.crate_key, path.map(String::as_str)))
                 .or_default();
             if import.local == "*" {
                 scope.globs.push(target.clone());
@@ -346,9 +354,7 @@ impl RustTables {
                     .push(target.clone());
             }
         }
-        let prefix = module.path.join("::");
-        self.modules[fid as usize] = Some(module);
-        prefix
+        module.path.join("::")
     }
 
     /// The path keys ([`rust_key`] of the qualified name) of the definitions of file `fid`,
