@@ -400,16 +400,20 @@ impl RustTables {
         self.paths = kept;
     }
 
-    /// Every (path key, symbol) pair of the path table, sorted.
+    /// Every (path key, symbol) pair of the path table, by key, each key's symbols in
+    /// the order the table holds them (ascending when the table is right).
     #[cfg(debug_assertions)]
     pub fn path_pairs(&self) -> Vec<(u64, u32)> {
-        let mut pairs: Vec<(u64, u32)> = self
+        let mut entries: Vec<(u64, &[u32])> = self
             .paths
             .iter()
-            .flat_map(|(&key, symbols)| symbols.as_slice().iter().map(move |&sid| (key, sid)))
+            .map(|(&key, symbols)| (key, symbols.as_slice()))
             .collect();
-        pairs.sort_unstable();
-        pairs
+        entries.sort_unstable_by_key(|&(key, _)| key);
+        entries
+            .into_iter()
+            .flat_map(|(key, symbols)| symbols.iter().map(move |&sid| (key, sid)))
+            .collect()
     }
 
     /// The path table, taken out (for a caller that keeps it for the next resolution).
