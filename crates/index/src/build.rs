@@ -1831,7 +1831,7 @@ fn prepare_interface_patch(
     let patch_set: HashSet<u32> = affected.iter().copied().collect();
     let in_patch = |sid: u32| file_of(sid).is_some_and(|f| patch_set.contains(&f));
     let mut new_names: BTreeSet<&str> = BTreeSet::new();
-    let name_of = |id: u32| data.names.get(id as usize).map_or("", String::as_str);
+    let name_of = |id: u32| data.names.get(id as usize).map_or("", |name| name.as_ref());
     for rows in rows_of.values() {
         for row in rows.iter() {
             new_names.insert(name_of(row.name));
@@ -1841,11 +1841,14 @@ fn prepare_interface_patch(
         new_names.insert(name_of(refs.name));
     }
     new_names.retain(|n| store.base_name_id(n).is_none());
-    let new_names: Vec<String> = new_names.into_iter().map(str::to_owned).collect();
+    let new_names: Vec<Cow<'static, str>> = new_names
+        .into_iter()
+        .map(|n| Cow::Owned(n.to_owned()))
+        .collect();
     let name_id = |id: u32| -> u32 {
         let name = name_of(id);
         store.base_name_id(name).unwrap_or_else(|| {
-            let local = new_names.partition_point(|n| n.as_str() < name) as u32;
+            let local = new_names.partition_point(|n| n.as_ref() < name) as u32;
             store.base_name_count() + local
         })
     };

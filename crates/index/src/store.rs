@@ -256,8 +256,9 @@ impl ImplRecord {
 
 /// Everything one generation of the store holds, in memory, ready to write.
 pub(crate) struct StoreData<'a> {
-    /// Sorted, unique.
-    pub names: Vec<String>,
+    /// Sorted, unique (a resolution's borrow its files' facts: half a million on a
+    /// large tree, not copied).
+    pub names: Vec<Cow<'a, str>>,
     /// Sorted by path.
     pub files: Vec<FileRow>,
     pub symbols: Vec<SymbolRow<'a>>,
@@ -1238,9 +1239,9 @@ impl Store {
 
     /// The names this generation's patch adds to its base's, sorted (their ids follow
     /// the base's); empty for a full store.
-    pub(crate) fn patch_names(&self) -> Vec<String> {
+    pub(crate) fn patch_names(&self) -> Vec<Cow<'static, str>> {
         match &self.base {
-            Some(_) => self.top.names().map(str::to_owned).collect(),
+            Some(_) => self.top.names().map(|n| Cow::Owned(n.to_owned())).collect(),
             None => Vec::new(),
         }
     }

@@ -31,6 +31,7 @@ mod rust;
 mod shell;
 mod types;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rustc_hash::FxHashMap as HashMap;
@@ -1151,7 +1152,7 @@ pub(crate) fn resolve_some<'a>(
     });
     let overrides = tables.types.overrides.clone();
     let implementations = std::mem::take(&mut tables.types.implementations);
-    let names: Vec<String> = tables.names.sorted().map(str::to_owned).collect();
+    let names: Vec<Cow<str>> = tables.names.sorted().map(Cow::Borrowed).collect();
     // Freeing a few million small allocations takes half a second on a large tree: let
     // it overlap the store write (only the fields that borrow the facts stay behind).
     let owned = (
