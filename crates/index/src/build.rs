@@ -30,7 +30,7 @@ use serde::Serialize;
 use crate::cache::{self, CacheEntry};
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
-use crate::resident::{Declarations, ResidentDeclarations, Stamp};
+use crate::resident::{ResidentDeclarations, Stamp, TreeDeclarations};
 use crate::resolve::{
     CompactFacts, FileMemo, Keep, KnownHeads, NameSet, ParsedFile, cargo_package_name,
     go_module_path, resolve, rows_from_memo,
@@ -1253,7 +1253,7 @@ struct Patch {
     /// The declarations of every file not in the patch, as the cache holds them, when an
     /// interface patch took them from [`BuildOptions::resident`] (given back on commit,
     /// with the tables it kept).
-    declarations: Option<Declarations>,
+    declarations: Option<TreeDeclarations>,
 }
 
 /// Prepares this update as a patch over the previous generation's store, when it can be
@@ -1538,12 +1538,12 @@ fn prepare_interface_patch(
     let store = index.store();
     let file_count = store.file_count();
     // Every file's declarations; the uses only of the files resolved again, below.
-    let Declarations {
+    let TreeDeclarations {
         entries: mut cached,
         tables: kept_tables,
     } = match resident {
         Some(resident) => resident.take_or_load(&index.dir, Stamp::of(store)),
-        None => Declarations {
+        None => TreeDeclarations {
             entries: cache::load_declarations(&index.dir),
             tables: None,
         },
@@ -1967,7 +1967,7 @@ fn prepare_interface_patch(
     // The untouched files' declarations go back to the resident holder, or are freed
     // off the critical path (about a second on a large tree).
     let declarations = match resident {
-        Some(_) => Some(Declarations {
+        Some(_) => Some(TreeDeclarations {
             entries: slots
                 .into_iter()
                 .zip(memos_before)

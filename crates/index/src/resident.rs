@@ -57,7 +57,7 @@ struct Held {
 
 /// Every file's declarations of one generation, and the tables kept from its last
 /// resolution if there are any: what an interface patch takes and gives back.
-pub(crate) struct Declarations {
+pub(crate) struct TreeDeclarations {
     pub entries: HashMap<String, CacheEntry>,
     pub tables: Option<KeptTables>,
 }
@@ -97,7 +97,7 @@ impl ResidentDeclarations {
     /// holder: the held ones when they are that generation's, else read from the cache
     /// in `dir`. The caller holds the index's write lock, so the cache is that
     /// generation's.
-    pub(crate) fn take_or_load(&self, dir: &Path, stamp: Stamp) -> Declarations {
+    pub(crate) fn take_or_load(&self, dir: &Path, stamp: Stamp) -> TreeDeclarations {
         if let Some(h) = self.lock().take_if(|h| h.stamp == stamp) {
             note(format_args!(
                 "declarations of {} files held{}",
@@ -108,13 +108,13 @@ impl ResidentDeclarations {
                     ""
                 }
             ));
-            return Declarations {
+            return TreeDeclarations {
                 entries: h.entries,
                 tables: h.tables,
             };
         }
         self.forget();
-        Declarations {
+        TreeDeclarations {
             entries: cache::load_declarations(dir),
             tables: None,
         }
@@ -129,7 +129,7 @@ impl ResidentDeclarations {
         &self,
         before: Stamp,
         after: Stamp,
-        given: Option<Declarations>,
+        given: Option<TreeDeclarations>,
         patched: Vec<(ParsedFile, FileMemo)>,
     ) {
         let mut held = self.lock();
@@ -199,8 +199,9 @@ impl ResidentDeclarations {
     /// Reads the declarations of the index of `root` on a background thread, unless they
     /// are held already: an update that needs them meanwhile waits for this read instead
     /// of making its own. Best effort: a read that a commit overtook is not kept. (No
-    /// tables: the first interface patch makes them. Made here, they left a few hundred
-    /// megabytes freed but not returned to the system until the first update.)
+    /// tables: the first interface patch makes them. Made here, they kept the watcher
+    /// at about 750 MiB while idle on `rustreg`, against about 420 MiB, until its first
+    /// update.)
     pub fn warm(&self, root: &Path) {
         let this = self.clone();
         let root: PathBuf = root.to_path_buf();

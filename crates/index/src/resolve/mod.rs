@@ -745,22 +745,11 @@ fn file_symbols<'a>(
                 .map(|(i, d)| names::key(facts.name(d), base + i as u32)),
         );
     }
-    let mut rust_keys = match family {
-        Family::Rust if keys => rust.definition_keys(fid),
-        Family::Rust
-        | Family::Ecma
-        | Family::Python
-        | Family::Go
-        | Family::Java
-        | Family::CSharp
-        | Family::C
-        | Family::Php
-        | Family::Ruby
-        | Family::Kotlin
-        | Family::Shell
-        | Family::Lua => None,
-    };
-    // Rust's tables need every qualified name, the rows only the wanted ones.
+    // Rust's tables need every qualified name (as path keys), the rows only the wanted
+    // ones.
+    let mut rust_keys = (keys && family == Family::Rust)
+        .then(|| rust.definition_keys(fid))
+        .flatten();
     if !wanted && rust_keys.is_none() {
         return made;
     }
@@ -1028,34 +1017,40 @@ pub(crate) fn resolve_some<'a>(
         },
         Keep::No | Keep::Fresh => None,
     };
+    // The files whose keys are made: every file, or with kept tables the changed ones.
+    let gets_keys = |fid: usize| {
+        update
+            .as_ref()
+            .is_none_or(|(_, _, changed)| changed.binary_search(&(fid as u32)).is_ok())
+    };
     // Each file's symbols, qualified names and rows are made in parallel, a batch of
     // files at a time (so a batch's vectors are all that is held twice), and merged into
     // the tables in file order: the same ids and the same lists as one pass would make.
     const BATCH: usize = 1024;
     // (path key, symbol) of every Rust definition and (name key, symbol) of every
-    // definition, made into tables once every symbol is known.
-    let rust_definitions = (0..files.len())
-        .filter(|&fid| files[fid].family() == Some(Family::Rust))
-        .map(definitions)
-        .sum();
-    let mut rust_paths: Vec<(u64, u32)> = Vec::with_capacity(rust_definitions);
-    let mut name_keys: Vec<u128> = Vec::with_capacity(tables.symbols.capacity());
+    // definition whose keys are made, made into tables once every symbol is known.
+    let (mut keyed, mut rust_keyed) = (0, 0);
+    for fid in (0..files.len()).filter(|&fid| gets_keys(fid)) {
+        keyed += definitions(fid);
+        if files[fid].family() == Some(Family::Rust) {
+            rust_keyed += definitions(fid);
+        }
+    }
+    let mut rust_paths: Vec<(u64, u32)> = Vec::with_capacity(rust_keyed);
+    let mut name_keys: Vec<u128> = Vec::with_capacity(keyed);
     for batch in (0..files.len()).step_by(BATCH) {
         let end = (batch + BATCH).min(files.len());
         let made: Vec<FileSymbols> = (batch..end)
             .into_par_iter()
             .map(|fid| {
                 let wanted = only.is_none_or(|only| only.binary_search(&(fid as u32)).is_ok());
-                let keys = update
-                    .as_ref()
-                    .is_none_or(|(_, _, changed)| changed.binary_search(&(fid as u32)).is_ok());
                 file_symbols(
                     fid as u32,
                     &files[fid],
                     heads[fid].as_ref(),
                     tables.file_base[fid],
                     wanted,
-                    keys,
+                    gets_keys(fid),
                     &tables.rust,
                 )
             })

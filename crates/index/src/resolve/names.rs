@@ -2,7 +2,7 @@
 //! sorted order, as the store numbers names) and the symbols that bear it.
 //!
 //! Built by sorting rather than by a hash map filled one symbol at a time: a large tree
-//! has over a million definitions under about a third as many names, and inserting them
+//! has over a million definitions under about a fifth as many names, and inserting them
 //! one by one (a probe, a string compare and, for each new name, a vector of its own)
 //! was the longest serial step of building the resolver's tables. Instead each symbol's
 //! name is hashed while the name is at hand (the per-file pass, in parallel) into one
@@ -20,8 +20,12 @@ const SYMBOL_BITS: u32 = 32;
 
 /// The word symbol `sid` named `name` sorts by: the name's hash above the id.
 pub(super) fn key(name: &str, sid: u32) -> u128 {
-    let hash = xxhash_rust::xxh3::xxh3_128(name.as_bytes());
-    (hash >> SYMBOL_BITS << SYMBOL_BITS) | u128::from(sid)
+    with_symbol(xxhash_rust::xxh3::xxh3_128(name.as_bytes()), sid)
+}
+
+/// `key` with the symbol id `sid` in place of its own (the same name).
+pub(super) fn with_symbol(key: u128, sid: u32) -> u128 {
+    (key >> SYMBOL_BITS << SYMBOL_BITS) | u128::from(sid)
 }
 
 /// The hash part of a key.
@@ -29,7 +33,8 @@ fn name_hash(key: u128) -> u128 {
     key >> SYMBOL_BITS
 }
 
-fn symbol(key: u128) -> u32 {
+/// The symbol id part of a key.
+pub(super) fn symbol(key: u128) -> u32 {
     key as u32
 }
 

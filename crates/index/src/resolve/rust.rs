@@ -200,7 +200,6 @@ impl DefinitionKeys {
 
 /// The symbols of one path, ascending: nearly always one, kept without an allocation of
 /// its own (a million paths on a large tree).
-#[derive(Debug)]
 pub(super) enum PathSymbols {
     One(u32),
     Many(Vec<u32>),
