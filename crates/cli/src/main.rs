@@ -6,6 +6,7 @@
 //! `--json` prints machine-readable output on stdout and nothing else there; messages go
 //! to stderr. Colors only on a terminal, never with `NO_COLOR`.
 
+mod allocator;
 mod ask;
 mod config;
 mod render;
@@ -26,75 +27,6 @@ use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use mcursor_tools::wire;
 
 use crate::render::Out;
-
-/// mimalloc instead of the system allocator: building an index allocates and frees
-/// millions of small facts, and glibc's malloc took a fifth of a cold index's time
-/// (benches/README.md, "The allocator"). Built without transparent huge pages
-/// (`no_thp`): the kernel clears a 2 MiB page on first touch, which made loading the
-/// facts cache 1.7 to 2.9 times slower.
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-/// tree-sitter's C library allocates through its own hooks, glibc's malloc unless told
-/// otherwise: its parse trees and query cursors were a twentieth of a cold index's time
-/// in `malloc`, `free` and `malloc_consolidate` (benches/README.md, "The allocator").
-/// mimalloc serves them too; a failed allocation aborts, as tree-sitter's own default
-/// does.
-mod tree_sitter_allocator {
-    use std::ffi::c_void;
-
-    use libmimalloc_sys::{mi_free, mi_malloc, mi_realloc, mi_zalloc};
-
-    fn or_abort(pointer: *mut c_void, size: usize) -> *mut c_void {
-        if pointer.is_null() && size != 0 {
-            std::process::abort();
-        }
-        pointer
-    }
-
-    #[allow(unsafe_code)]
-    unsafe extern "C" fn malloc(size: usize) -> *mut c_void {
-        // SAFETY: mimalloc's malloc takes any size.
-        or_abort(unsafe { mi_malloc(size) }, size)
-    }
-
-    #[allow(unsafe_code)]
-    unsafe extern "C" fn calloc(count: usize, size: usize) -> *mut c_void {
-        let Some(bytes) = count.checked_mul(size) else {
-            std::process::abort();
-        };
-        // SAFETY: mimalloc's zeroed malloc takes any size.
-        or_abort(unsafe { mi_zalloc(bytes) }, bytes)
-    }
-
-    #[allow(unsafe_code)]
-    unsafe extern "C" fn realloc(pointer: *mut c_void, size: usize) -> *mut c_void {
-        // SAFETY: tree-sitter passes null or a pointer these hooks returned.
-        or_abort(unsafe { mi_realloc(pointer, size) }, size)
-    }
-
-    #[allow(unsafe_code)]
-    unsafe extern "C" fn free(pointer: *mut c_void) {
-        // SAFETY: tree-sitter passes null or a pointer these hooks returned.
-        unsafe { mi_free(pointer) }
-    }
-
-    /// Installs the hooks; called first thing in `main`, before any parser exists.
-    #[allow(unsafe_code)]
-    pub(crate) fn install() {
-        // SAFETY: one allocator family (mimalloc), aligned as malloc's, never null for a
-        // non-zero size (the hooks abort instead), and installed on the main thread
-        // before any tree-sitter object is made, never again.
-        unsafe {
-            tree_sitter::set_allocator(Some(tree_sitter::Allocator {
-                malloc,
-                calloc,
-                realloc,
-                free,
-            }));
-        }
-    }
-}
 
 #[derive(Parser)]
 #[command(
@@ -588,7 +520,7 @@ impl Found {
 }
 
 fn main() -> ExitCode {
-    tree_sitter_allocator::install();
+    allocator::install_tree_sitter_hooks();
     let cli = Cli::parse();
     // The sandbox helper runs before anything else could start a thread.
     if let Command::SandboxExec {
@@ -818,8 +750,10 @@ fn watch(cwd: &Path, args: &WatchArgs, out: &mut Out) -> Result<Found> {
         poll_interval: Duration::from_millis(args.poll_ms.max(100)),
         poll: args.poll,
         hold_declarations: !args.low_memory,
+        release_memory: Some(allocator::release_freed_memory),
         ..WatchOptions::default()
     };
+    allocator::hold_freed_memory();
     // Ctrl-C and SIGTERM end the loop between updates, so the index is left committed.
     let stop = Arc::new(AtomicBool::new(false));
     let flag = Arc::clone(&stop);
@@ -888,8 +822,10 @@ fn mcp_watch(
     };
     let options = WatchOptions {
         hold_declarations,
+        release_memory: Some(allocator::release_freed_memory),
         ..WatchOptions::default()
     };
+    allocator::hold_freed_memory();
     let watch = mcursor_index::BackgroundWatch::start(&root, options, report, ended)
         .context("cannot start the watcher's thread")?;
     if watch.is_none() {
