@@ -91,9 +91,9 @@ const HELD_MS: std::ffi::c_long = 3_600_000;
 /// Keeps freed memory with the process until [`release_freed_memory`]. An update under
 /// `mcursor watch` frees a few hundred MiB that the next one allocates again; returned
 /// to the OS in between, each of those pages faults and is cleared again on its next
-/// use. On rustreg a quarter of a watcher's samples were in the kernel, and its
-/// interface edits took 0.43-0.58 s against 0.31-0.39 s with the memory kept
-/// (benches/README.md, "Memory kept between a watcher's updates").
+/// use. On rustreg a quarter of a watcher's samples were in the kernel; with the memory
+/// kept its interface edits went 0.57 -> 0.41 s (medians; benches/README.md, "Memory
+/// kept between a watcher's updates").
 pub(crate) fn hold_freed_memory() {
     // SAFETY: setting an option has no precondition; mimalloc reads it on each purge.
     #[allow(unsafe_code)]
