@@ -1683,7 +1683,7 @@ fn prepare_interface_patch(
             .filter(|fid| {
                 edited.contains_key(fid)
                     || earlier.contains(fid)
-                    || facts_of(*fid).is_some_and(|f| f.mentions(&set))
+                    || facts_of(*fid).is_some_and(|f| f.mentions(&set, resident.is_some()))
             })
             .collect()
     });

@@ -31,6 +31,8 @@ pub(crate) struct NameSet<'a> {
     names: HashSet<&'a str>,
     /// Bit `n`: some name is `n` bytes long (a length past 127 is always looked up).
     lengths: u128,
+    /// Each name's hash, for the files' [`MentionFilter`]s.
+    hashes: Vec<u64>,
 }
 
 impl<'a> NameSet<'a> {
@@ -40,11 +42,62 @@ impl<'a> NameSet<'a> {
             .iter()
             .filter(|n| n.len() < 128)
             .fold(0u128, |bits, n| bits | 1 << n.len());
-        NameSet { names, lengths }
+        let hashes = names.iter().map(|n| MentionFilter::hash(n)).collect();
+        NameSet {
+            names,
+            lengths,
+            hashes,
+        }
     }
 
     pub fn contains(&self, name: &str) -> bool {
         (name.len() >= 128 || self.lengths >> name.len() & 1 == 1) && self.names.contains(name)
+    }
+}
+
+/// The names a file mentions ([`CompactFacts::mentions`]) as a Bloom filter: about 10
+/// bits a name and 3 probes (about 1% false positives). Made once for facts that are
+/// held between updates (a watcher's), so that the scan of every file for an edit's
+/// changed names reads a few words of most files instead of every name they hold.
+#[derive(Debug)]
+pub(crate) struct MentionFilter {
+    /// A power of two of bits.
+    words: Vec<u64>,
+}
+
+impl MentionFilter {
+    const BITS_PER_NAME: usize = 10;
+    const PROBES: u64 = 3;
+
+    fn hash(name: &str) -> u64 {
+        xxhash_rust::xxh3::xxh3_64(name.as_bytes())
+    }
+
+    fn new(facts: &CompactFacts) -> Self {
+        let mut count = 0usize;
+        facts.for_each_mentioned(&mut |_| count += 1);
+        let bits = (count * Self::BITS_PER_NAME).next_power_of_two().max(64);
+        let mut filter = MentionFilter {
+            words: vec![0; bits / 64],
+        };
+        facts.for_each_mentioned(&mut |name| {
+            for bit in filter.probes(Self::hash(name)) {
+                filter.words[(bit / 64) as usize] |= 1 << (bit % 64);
+            }
+        });
+        filter
+    }
+
+    /// The bits of a name's hash: double hashing from its two halves.
+    fn probes(&self, hash: u64) -> impl Iterator<Item = u64> + use<> {
+        let mask = (self.words.len() as u64 * 64) - 1;
+        let (first, step) = (hash & 0xffff_ffff, (hash >> 32) | 1);
+        (0..Self::PROBES).map(move |i| first.wrapping_add(i.wrapping_mul(step)) & mask)
+    }
+
+    fn may_contain(&self, hash: u64) -> bool {
+        self.probes(hash)
+            .all(|bit| self.words[(bit / 64) as usize] >> (bit % 64) & 1 == 1)
     }
 }
 
@@ -125,6 +178,8 @@ pub(crate) struct CompactFacts {
     imports_by_local: Vec<u32>,
     /// Whether `references` and `texts` are here (see [`CompactFacts::has_uses`]).
     has_uses: bool,
+    /// Made by the first [`CompactFacts::mentions`] that asks to keep it.
+    mention_filter: std::sync::OnceLock<MentionFilter>,
 }
 
 /// A file's facts but its [`Uses`], as the facts cache stores them.
@@ -420,6 +475,7 @@ impl CompactFacts {
             by_name: Vec::new(),
             imports_by_local: Vec::new(),
             has_uses: true,
+            mention_filter: std::sync::OnceLock::new(),
         };
         let mut by_name: Vec<u32> = (0..compact.definitions.len() as u32).collect();
         by_name.sort_by(|&a, &b| {
@@ -491,6 +547,7 @@ impl CompactFacts {
             by_name,
             imports_by_local: Vec::new(),
             has_uses,
+            mention_filter: std::sync::OnceLock::new(),
         };
         facts.build_lookups().then_some(facts)
     }
@@ -756,11 +813,26 @@ impl CompactFacts {
 
     /// Whether this file is written with any of `names`: a use, a definition, an import,
     /// a type or a value chain. (A superset of the files whose resolution the names
-    /// decide.)
-    pub fn mentions(&self, names: &NameSet) -> bool {
+    /// decide.) With `keep_filter`, facts held between updates keep a
+    /// [`MentionFilter`] that answers most files without reading their names.
+    pub fn mentions(&self, names: &NameSet, keep_filter: bool) -> bool {
+        let filter = match keep_filter {
+            true => Some(self.mention_filter.get_or_init(|| MentionFilter::new(self))),
+            false => self.mention_filter.get(),
+        };
+        if let Some(filter) = filter
+            && !names.hashes.iter().any(|&hash| filter.may_contain(hash))
+        {
+            return false;
+        }
         let mut found = false;
-        let mut check = |n: &str| found |= names.contains(n);
-        self.strings().for_each(&mut check);
+        self.for_each_mentioned(&mut |n| found |= names.contains(n));
+        found
+    }
+
+    /// Every name [`Self::mentions`] looks at (some more than once).
+    fn for_each_mentioned(&self, check: &mut impl FnMut(&str)) {
+        self.strings().for_each(&mut *check);
         self.module_paths.iter().flatten().for_each(|s| check(s));
         for i in &self.imports {
             check(&i.local);
@@ -772,18 +844,19 @@ impl CompactFacts {
                 }
             }
         }
-        self.types.iter().for_each(|t| t.for_each_name(&mut check));
-        self.chains.iter().for_each(|c| c.for_each_name(&mut check));
+        self.types.iter().for_each(|t| t.for_each_name(&mut *check));
+        self.chains
+            .iter()
+            .for_each(|c| c.for_each_name(&mut *check));
         for c in &self.containers {
-            c.self_type.for_each_name(&mut check);
+            c.self_type.for_each_name(&mut *check);
             c.implements
                 .iter()
-                .for_each(|t| t.for_each_name(&mut check));
+                .for_each(|t| t.for_each_name(&mut *check));
             c.supertypes
                 .iter()
-                .for_each(|t| t.for_each_name(&mut check));
+                .for_each(|t| t.for_each_name(&mut *check));
         }
-        found
     }
 
     /// The names of this file's definitions whose type may follow from `names`: their
@@ -931,6 +1004,42 @@ fn multiset_difference<K: std::hash::Hash + Eq>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_mention_filter_answers_as_reading_every_name() {
+        let parsed = mcursor_syntax::parse_source(
+            mcursor_syntax::Lang::Rust,
+            b"use crate::shop::{Cart, pricing::*};\nmod inner { pub fn deep() {} }\n\
+              struct Till { cart: Cart }\nimpl Checkout for Till {\n\
+              fn total(&self) -> Money { self.cart.sum().round() }\n}\n",
+            &mcursor_syntax::ParseConfig::default(),
+        );
+        let facts = CompactFacts::from_facts(parsed);
+        let mut mentioned = Vec::new();
+        facts.for_each_mentioned(&mut |name| mentioned.push(name.to_owned()));
+        assert!(mentioned.len() > 10, "{mentioned:?}");
+        let absent: Vec<String> = (0..2000).map(|i| format!("absent_{i}")).collect();
+        for name in mentioned.iter().chain(&absent) {
+            let set = NameSet::new([name.as_str()]);
+            let read = facts.mentions(&set, false);
+            assert_eq!(read, mentioned.contains(name), "{name}");
+            assert_eq!(
+                facts.mentions(&set, true),
+                read,
+                "{name}: the filter disagrees"
+            );
+        }
+        // The filter answered most absent names alone: about 1% pass it.
+        let filter = facts.mention_filter.get().expect("kept");
+        let passed = absent
+            .iter()
+            .filter(|n| filter.may_contain(MentionFilter::hash(n)))
+            .count();
+        assert!(
+            passed < 100,
+            "{passed} of 2000 absent names pass the filter"
+        );
+    }
 
     #[test]
     fn a_name_set_finds_its_names_of_any_length() {
