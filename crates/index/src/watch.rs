@@ -214,7 +214,7 @@ pub fn watch(
         Ok(summary) => report(WatchEvent::Ready(summary)),
         Err(e) => report(WatchEvent::Failed(e.to_string())),
     }
-    let mut quiet = Quiet::new(options.compact_idle);
+    let mut quiet = Quiet::new(options.compact_idle, options.release_memory);
     let Some(debouncer) = notified else {
         let mut last_scan = std::time::Instant::now();
         while !stop() {
@@ -233,7 +233,7 @@ pub fn watch(
             if quiet.fold_now() {
                 compaction.start(&root, options);
             }
-            quiet.release_memory(options.release_memory, compaction.running());
+            quiet.release_memory(compaction.running());
         }
         compaction.interrupt(report);
         return Ok(());
@@ -250,7 +250,7 @@ pub fn watch(
                 if quiet.fold_now() {
                     compaction.start(&root, options);
                 }
-                quiet.release_memory(options.release_memory, compaction.running());
+                quiet.release_memory(compaction.running());
                 continue;
             }
             Err(RecvTimeoutError::Disconnected) => break,
@@ -417,15 +417,18 @@ struct Quiet {
     idle: Duration,
     since: std::time::Instant,
     fold_due: bool,
+    /// [`WatchOptions::release_memory`].
+    release: Option<fn()>,
     release_due: bool,
 }
 
 impl Quiet {
-    fn new(idle: Duration) -> Self {
+    fn new(idle: Duration, release: Option<fn()>) -> Self {
         Self {
             idle,
             since: std::time::Instant::now(),
             fold_due: true,
+            release,
             release_due: true,
         }
     }
@@ -441,10 +444,10 @@ impl Quiet {
         self.release_due = true;
     }
 
-    /// Calls `release` once the spell is quiet long enough and no compaction runs, once
+    /// Calls `release` (if any) once the spell is quiet long enough and no compaction runs, once
     /// per spell (and once after each compaction).
-    fn release_memory(&mut self, release: Option<fn()>, compacting: bool) {
-        let Some(release) = release else {
+    fn release_memory(&mut self, compacting: bool) {
+        let Some(release) = self.release else {
             return;
         };
         if self.release_due && !compacting && self.since.elapsed() >= self.idle {
@@ -561,25 +564,26 @@ mod tests {
     #[test]
     fn memory_is_released_once_per_quiet_spell_and_never_beside_a_compaction() {
         let releases = || RELEASES.load(std::sync::atomic::Ordering::SeqCst);
-        let mut quiet = Quiet::new(Duration::from_millis(30));
-        quiet.release_memory(Some(count_release), false);
+        let mut quiet = Quiet::new(Duration::from_millis(30), Some(count_release));
+        quiet.release_memory(false);
         assert_eq!(releases(), 0, "the spell is not quiet long enough yet");
         std::thread::sleep(Duration::from_millis(40));
-        quiet.release_memory(Some(count_release), true);
+        quiet.release_memory(true);
         assert_eq!(releases(), 0, "a compaction runs");
-        quiet.release_memory(Some(count_release), false);
-        quiet.release_memory(Some(count_release), false);
+        quiet.release_memory(false);
+        quiet.release_memory(false);
         assert_eq!(releases(), 1, "once per spell");
         quiet.compacted();
-        quiet.release_memory(Some(count_release), false);
+        quiet.release_memory(false);
         assert_eq!(releases(), 2, "again after a compaction");
         quiet.changed();
-        quiet.release_memory(Some(count_release), false);
+        quiet.release_memory(false);
         assert_eq!(releases(), 2, "a change starts a new spell");
         std::thread::sleep(Duration::from_millis(40));
-        quiet.release_memory(Some(count_release), false);
+        quiet.release_memory(false);
         assert_eq!(releases(), 3);
-        quiet.release_memory(None, false);
+        let mut without = Quiet::new(Duration::ZERO, None);
+        without.release_memory(false);
     }
 
     #[test]

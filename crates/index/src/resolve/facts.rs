@@ -73,17 +73,19 @@ impl MentionFilter {
     }
 
     fn new(facts: &CompactFacts) -> Self {
-        let mut count = 0usize;
-        facts.for_each_mentioned(&mut |_| count += 1);
-        let bits = (count * Self::BITS_PER_NAME).next_power_of_two().max(64);
+        let mut hashes = Vec::new();
+        facts.for_each_mentioned(&mut |name| hashes.push(Self::hash(name)));
+        let bits = (hashes.len() * Self::BITS_PER_NAME)
+            .next_power_of_two()
+            .max(64);
         let mut filter = MentionFilter {
             words: vec![0; bits / 64],
         };
-        facts.for_each_mentioned(&mut |name| {
-            for bit in filter.probes(Self::hash(name)) {
+        for hash in hashes {
+            for bit in filter.probes(hash) {
                 filter.words[(bit / 64) as usize] |= 1 << (bit % 64);
             }
-        });
+        }
         filter
     }
 
