@@ -51,8 +51,7 @@ impl Stamp {
 
 struct Held {
     stamp: Stamp,
-    entries: HashMap<String, CacheEntry>,
-    tables: Option<KeptTables>,
+    tree: TreeDeclarations,
 }
 
 /// Every file's declarations of one generation, and the tables kept from its last
@@ -74,7 +73,7 @@ impl std::fmt::Debug for ResidentDeclarations {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never waits: a background read or hand-over may hold the lock for a second.
         let files = match self.held.try_lock() {
-            Ok(held) => format!("{:?}", held.as_ref().map(|h| h.entries.len())),
+            Ok(held) => format!("{:?}", held.as_ref().map(|h| h.tree.entries.len())),
             Err(_) => "(busy)".to_owned(),
         };
         f.debug_struct("ResidentDeclarations")
@@ -101,17 +100,14 @@ impl ResidentDeclarations {
         if let Some(h) = self.lock().take_if(|h| h.stamp == stamp) {
             note(format_args!(
                 "declarations of {} files held{}",
-                h.entries.len(),
-                if h.tables.is_some() {
+                h.tree.entries.len(),
+                if h.tree.tables.is_some() {
                     ", with tables"
                 } else {
                     ""
                 }
             ));
-            return TreeDeclarations {
-                entries: h.entries,
-                tables: h.tables,
-            };
+            return h.tree;
         }
         self.forget();
         TreeDeclarations {
@@ -136,26 +132,22 @@ impl ResidentDeclarations {
         let kept = match (given, held.take()) {
             (Some(given), stale) => {
                 free_in_background(stale);
-                Some((given.entries, given.tables))
+                Some(given)
             }
-            (None, Some(h)) if h.stamp == before => Some((h.entries, h.tables)),
+            (None, Some(h)) if h.stamp == before => Some(h.tree),
             (None, stale) => {
                 free_in_background(stale);
                 None
             }
         };
-        let Some((mut entries, tables)) = kept else {
+        let Some(mut tree) = kept else {
             return;
         };
         for (file, memo) in patched {
             let entry = CacheEntry::declarations_of(file, Some(memo));
-            entries.insert(entry.path.clone(), entry);
+            tree.entries.insert(entry.path.clone(), entry);
         }
-        *held = Some(Held {
-            stamp: after,
-            entries,
-            tables,
-        });
+        *held = Some(Held { stamp: after, tree });
     }
 
     /// After a full resolution committed as `stamp`: its files and memos, stripped as the
@@ -184,8 +176,7 @@ impl ResidentDeclarations {
             .collect();
         *held = Some(Held {
             stamp,
-            entries,
-            tables,
+            tree: TreeDeclarations { entries, tables },
         });
     }
 
@@ -222,8 +213,10 @@ impl ResidentDeclarations {
                 if stamp_now() == Some(stamp) {
                     *held = Some(Held {
                         stamp,
-                        entries,
-                        tables: None,
+                        tree: TreeDeclarations {
+                            entries,
+                            tables: None,
+                        },
                     });
                 }
             });
@@ -238,7 +231,7 @@ impl ResidentDeclarations {
         let held = self.lock();
         held.as_ref()
             .filter(|h| h.stamp == stamp)
-            .map(|h| h.entries.len())
+            .map(|h| h.tree.entries.len())
     }
 }
 
@@ -261,7 +254,7 @@ mod tests {
         let stamp = Stamp::of(crate::Index::open(root).ok()?.store());
         let held = resident.lock();
         let held = held.as_ref().filter(|h| h.stamp == stamp)?;
-        Some(sorted_text(&held.entries))
+        Some(sorted_text(&held.tree.entries))
     }
 
     fn sorted_text(entries: &HashMap<String, CacheEntry>) -> Vec<String> {
