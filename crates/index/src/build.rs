@@ -2028,6 +2028,59 @@ fn patch_meta(store: &store::Store, changed: &[ReadFile<'_>]) -> store::IndexMet
 /// them reaches too far to patch.
 const MAX_TYPE_ROUNDS: usize = 4;
 
+/// The tables an interface patch keeps between updates ([`crate::resolve::KeptTables`]),
+/// made from every file's declarations `entries` of the generation `store` is: what a
+/// watcher's first interface patch would otherwise make on its own critical path (on
+/// `rustreg`, about 0.2 s of its 0.55 s with the tree in the page cache). The entries go
+/// back into `entries` unchanged; `None` (nothing taken) when one is missing or
+/// disagrees with the store.
+pub(crate) fn kept_tables_of(
+    store: &store::Store,
+    entries: &mut HashMap<String, CacheEntry>,
+) -> Option<crate::resolve::KeptTables> {
+    let mut rows: Vec<FileRow> = Vec::with_capacity(store.file_count() as usize);
+    for fid in 0..store.file_count() {
+        let info = store.file(fid)?;
+        let entry = entries.get(info.path).filter(|e| e.hash == info.hash)?;
+        if entry.facts.as_ref().map_or(0, |f| f.definitions.len()) != info.symbols.len() {
+            return None;
+        }
+        rows.push(file_row(&info));
+    }
+    // Store paths are unique, so each row takes its own entry, in file order as a patch
+    // orders them (the ids the tables hold are those a patch's resolution gives).
+    let (mut files, mut memos) = (
+        Vec::with_capacity(rows.len()),
+        Vec::with_capacity(rows.len()),
+    );
+    for row in rows {
+        let Some(mut entry) = entries.remove(&row.path) else {
+            continue;
+        };
+        memos.push(entry.memo.take());
+        files.push(entry.into_parsed(row));
+    }
+    let every_file = files.len() == store.file_count() as usize;
+    let tables = every_file
+        .then(|| {
+            crate::resolve::resolve_some(
+                &files,
+                store::IndexMeta::default(),
+                Some(&[]),
+                None,
+                Keep::Fresh,
+                &|| false,
+            )
+            .2
+        })
+        .flatten();
+    for (file, memo) in files.into_iter().zip(memos) {
+        let entry = CacheEntry::declarations_of(file, memo);
+        entries.insert(entry.path.clone(), entry);
+    }
+    tables
+}
+
 /// The row of a file as the store records it.
 fn file_row(info: &FileInfo<'_>) -> FileRow {
     FileRow {

@@ -13,12 +13,15 @@
 //!
 //! With the declarations it keeps the resolver's [`KeptTables`] of the same generation
 //! when the last resolution made them (a full resolution or an interface patch run with
-//! this holder), so the next interface patch brings them up to date instead of making
-//! them again; a patch that keeps every interface keeps them as they are.
+//! this holder) or [`ResidentDeclarations::warm`] did, so the next interface patch brings
+//! them up to date instead of making them again; a patch that keeps every interface
+//! keeps them as they are.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+
+use rayon::prelude::*;
 
 use crate::cache::{self, CacheEntry};
 use crate::resolve::{FileMemo, KeptTables, ParsedFile};
@@ -188,11 +191,12 @@ impl ResidentDeclarations {
     }
 
     /// Reads the declarations of the index of `root` on a background thread, unless they
-    /// are held already: an update that needs them meanwhile waits for this read instead
-    /// of making its own. Best effort: a read that a commit overtook is not kept. (No
-    /// tables: the first interface patch makes them. Made here, they kept the watcher
-    /// at about 750 MiB while idle on `rustreg`, against about 420 MiB, until its first
-    /// update.)
+    /// are held already, and makes from them what an interface patch keeps between
+    /// updates (the kept tables, each file's mention filter): an update that needs them
+    /// meanwhile waits for this instead of making its own. Best effort: a read that a
+    /// commit overtook is not kept. (On `rustreg` this took about a third off the
+    /// watcher's first interface patch, for about 145 MiB more held while idle; see
+    /// `benches/README.md`.)
     pub fn warm(&self, root: &Path) {
         let this = self.clone();
         let root: PathBuf = root.to_path_buf();
@@ -200,23 +204,27 @@ impl ResidentDeclarations {
             .name("mcursor-resident".into())
             .spawn(move || {
                 let mut held = this.lock();
-                let stamp_now = || crate::Index::open(&root).ok().map(|i| Stamp::of(i.store()));
-                let Some(stamp) = stamp_now() else {
+                let Ok(index) = crate::Index::open(&root) else {
                     return;
                 };
+                let stamp = Stamp::of(index.store());
                 if held.as_ref().is_some_and(|h| h.stamp == stamp) {
                     return;
                 }
-                let entries = cache::load_declarations(&root.join(INDEX_DIR));
+                let mut entries = cache::load_declarations(&root.join(INDEX_DIR));
+                entries.par_iter().for_each(|(_, entry)| {
+                    if let Some(facts) = &entry.facts {
+                        facts.kept_mention_filter();
+                    }
+                });
+                let tables = crate::build::kept_tables_of(index.store(), &mut entries);
                 // A commit between the two looks may have replaced the cache under the
                 // read; then what was read is not known to be either generation's.
-                if stamp_now() == Some(stamp) {
+                let stamp_now = crate::Index::open(&root).ok().map(|i| Stamp::of(i.store()));
+                if stamp_now == Some(stamp) {
                     *held = Some(Held {
                         stamp,
-                        tree: TreeDeclarations {
-                            entries,
-                            tables: None,
-                        },
+                        tree: TreeDeclarations { entries, tables },
                     });
                 }
             });
@@ -349,6 +357,25 @@ mod tests {
             held_text(&resident, root),
             Some(disk(root)),
             "after warming"
+        );
+        let holds_tables = resident
+            .lock()
+            .as_ref()
+            .is_some_and(|h| h.tree.tables.is_some());
+        assert!(holds_tables, "warming makes the tables a patch keeps");
+        // An interface patch brings the warmed tables up to date (debug builds compare
+        // them with tables made from scratch).
+        write(
+            root,
+            "src/cart.rs",
+            "pub struct Cart { items: Vec<u32> }\nimpl Cart {\n    pub fn sum(&self) -> u32 { self.items.iter().sum() }\n    pub fn first(&self) -> u32 { self.items[0] }\n}\n",
+        );
+        let summary = build_index(root, &options, &|_| {}).expect("update");
+        assert!(summary.patched, "an interface patch");
+        assert_eq!(
+            held_text(&resident, root),
+            Some(disk(root)),
+            "after a patch from warmed tables"
         );
     }
 }

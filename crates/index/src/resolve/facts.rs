@@ -830,11 +830,7 @@ impl CompactFacts {
     /// [`MentionFilter`] that answers most files without reading their names.
     pub fn mentions(&self, names: &NameSet, keep_filter: bool) -> bool {
         let filter = match keep_filter {
-            true => Some(
-                self.mention_filter
-                    .0
-                    .get_or_init(|| MentionFilter::new(self)),
-            ),
+            true => Some(self.kept_mention_filter()),
             false => self.mention_filter.0.get(),
         };
         if let Some(filter) = filter
@@ -845,6 +841,14 @@ impl CompactFacts {
         let mut found = false;
         self.for_each_mentioned(&mut |n| found |= names.contains(n));
         found
+    }
+
+    /// The [`MentionFilter`] these facts keep, made on first use (facts held between
+    /// updates; a watcher makes them ahead of its first edit).
+    pub(crate) fn kept_mention_filter(&self) -> &MentionFilter {
+        self.mention_filter
+            .0
+            .get_or_init(|| MentionFilter::new(self))
     }
 
     /// Every name [`Self::mentions`] looks at (some more than once).
