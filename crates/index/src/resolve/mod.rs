@@ -244,7 +244,7 @@ struct Tables<'a> {
     /// Each name's id in the store's name table and the symbols with that name.
     names: names::NameTable<'a>,
     file_ids: HashMap<&'a str, u32>,
-    rust: rust::RustTables,
+    rust: rust::RustTables<'a>,
     ecma: ecma::EcmaTables,
     python: python::PythonTables,
     go: go::GoTables,
@@ -969,7 +969,7 @@ pub(crate) fn resolve_some<'a>(
         };
         next_base += facts.definitions.len() as u32;
         let (prefix, separator) = match family {
-            Family::Rust => (tables.rust.add_file(fid, facts), "::"),
+            Family::Rust => (tables.rust.add_file(fid), "::"),
             Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
             Family::Python => (
                 tables.python.add_file(fid, &file.row.path, facts, base),
@@ -1151,7 +1151,7 @@ pub(crate) fn resolve_some<'a>(
     // Freeing a few million small allocations takes half a second on a large tree: let
     // it overlap the store write (only the fields that borrow the facts stay behind).
     let owned = (
-        tables.rust,
+        tables.rust.into_owned(),
         tables.ecma,
         tables.python,
         tables.go,
