@@ -829,18 +829,24 @@ impl CompactFacts {
     /// decide.) With `keep_filter`, facts held between updates keep a
     /// [`MentionFilter`] that answers most files without reading their names.
     pub fn mentions(&self, names: &NameSet, keep_filter: bool) -> bool {
-        let filter = match keep_filter {
-            true => Some(self.kept_mention_filter()),
-            false => self.mention_filter.0.get(),
-        };
-        if let Some(filter) = filter
-            && !names.hashes.iter().any(|&hash| filter.may_contain(hash))
-        {
+        if keep_filter {
+            self.kept_mention_filter();
+        }
+        if self.filter_rules_out(names) {
             return false;
         }
         let mut found = false;
         self.for_each_mentioned(&mut |n| found |= names.contains(n));
         found
+    }
+
+    /// Whether this file's [`MentionFilter`], if it has one, says it mentions none of
+    /// `names` (no false answer: then it does not).
+    fn filter_rules_out(&self, names: &NameSet) -> bool {
+        self.mention_filter
+            .0
+            .get()
+            .is_some_and(|filter| !names.hashes.iter().any(|&hash| filter.may_contain(hash)))
     }
 
     /// The [`MentionFilter`] these facts keep, made on first use (facts held between
@@ -884,6 +890,10 @@ impl CompactFacts {
     /// declared type, initial value, parameters or positional fields mention one, or
     /// their container's type does.
     pub fn definitions_typed_by(&self, names: &NameSet) -> Vec<String> {
+        // Every name looked at below is one the filter holds.
+        if self.filter_rules_out(names) {
+            return Vec::new();
+        }
         let mentions_type = |t: &TypeRef| {
             let mut found = false;
             t.for_each_name(&mut |n| found |= names.contains(n));
@@ -1026,8 +1036,7 @@ fn multiset_difference<K: std::hash::Hash + Eq>(
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_kept_mention_filter_answers_as_reading_every_name() {
+    fn till_facts() -> CompactFacts {
         let parsed = mcursor_syntax::parse_source(
             mcursor_syntax::Lang::Rust,
             b"use crate::shop::{Cart, pricing::*};\nmod inner { pub fn deep() {} }\n\
@@ -1035,7 +1044,12 @@ mod tests {
               fn total(&self) -> Money { self.cart.sum().round() }\n}\n",
             &mcursor_syntax::ParseConfig::default(),
         );
-        let facts = CompactFacts::from_facts(parsed);
+        CompactFacts::from_facts(parsed)
+    }
+
+    #[test]
+    fn a_kept_mention_filter_answers_as_reading_every_name() {
+        let facts = till_facts();
         let mut mentioned = Vec::new();
         facts.for_each_mentioned(&mut |name| mentioned.push(name.to_owned()));
         assert!(mentioned.len() > 10, "{mentioned:?}");
@@ -1059,6 +1073,21 @@ mod tests {
         assert!(
             passed < 100,
             "{passed} of 2000 absent names pass the filter"
+        );
+        // The definitions a name types are found alike with the filter and without.
+        let unfiltered = till_facts();
+        for name in mentioned.iter().chain(&absent) {
+            let set = NameSet::new([name.as_str()]);
+            assert_eq!(
+                facts.definitions_typed_by(&set),
+                unfiltered.definitions_typed_by(&set),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            facts.definitions_typed_by(&NameSet::new(["Cart"])),
+            ["cart"],
+            "the field typed by `Cart`"
         );
     }
 

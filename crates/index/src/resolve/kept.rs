@@ -1,6 +1,8 @@
 //! The parts of the resolver's tables that a process holding every file's declarations
 //! between updates (`watch`, `mcp --watch`, the agent's catch-up) keeps from one
-//! resolution to the next: every definition's name key, sorted, and the Rust path table.
+//! resolution to the next: every definition's name key, sorted, each name's id (its rank
+//! in byte order, which the next table keeps for the names still there) and the Rust path
+//! table.
 //!
 //! An interface patch makes the tables again from every file of the tree, and only the
 //! edited files' definitions differ from the last resolution's; the other files' keys are
@@ -26,6 +28,8 @@ pub(crate) struct KeptTables {
     pub(super) counts: Vec<u32>,
     /// Every definition's [`super::names::key`], sorted.
     pub(super) name_keys: Vec<u128>,
+    /// Each name's id (its rank in byte order), by name hash.
+    pub(super) name_ranks: Vec<names::NameRank>,
     pub(super) rust_paths: PathTable,
 }
 

@@ -921,7 +921,7 @@ pub(crate) fn resolve_some<'a>(
         files,
         symbols: Vec::new(),
         file_base: Vec::with_capacity(files.len()),
-        names: names::NameTable::build(Vec::new(), 0, |_| "", false).0,
+        names: names::NameTable::build(Vec::new(), 0, |_| "", None, false).0,
         file_ids: files
             .iter()
             .enumerate()
@@ -1073,16 +1073,16 @@ pub(crate) fn resolve_some<'a>(
     let count = symbols.len() as u32;
     #[cfg(debug_assertions)]
     let updated = update.is_some();
-    let ((names, sorted_keys), ()) = match update {
+    let ((names, kept_names), ()) = match update {
         Some((kept, map, _)) => rayon::join(
             || {
                 let keys = kept::merge_name_keys(kept.name_keys, &map, name_keys);
-                names::NameTable::build(keys, count, name_of, keep_tables)
+                names::NameTable::build(keys, count, name_of, Some(kept.name_ranks), keep_tables)
             },
             || rust.adopt_paths(kept.rust_paths, |sid| map.get(sid), rust_paths),
         ),
         None => rayon::join(
-            || names::NameTable::build(name_keys, count, name_of, keep_tables),
+            || names::NameTable::build(name_keys, count, name_of, None, keep_tables),
             || {
                 for (key, sid) in rust_paths {
                     rust.add_path(key, sid);
@@ -1092,7 +1092,7 @@ pub(crate) fn resolve_some<'a>(
     };
     #[cfg(debug_assertions)]
     if updated {
-        check_kept_tables(&tables, &heads, sorted_keys.as_deref());
+        check_kept_tables(&tables, &heads, kept_names.as_ref().map(|k| &k.keys[..]));
     }
     tables.names = names;
     for (row, &sid) in rows.iter_mut().zip(&row_symbols) {
@@ -1140,9 +1140,10 @@ pub(crate) fn resolve_some<'a>(
     refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
-    let kept = sorted_keys.map(|name_keys| KeptTables {
+    let kept = kept_names.map(|names| KeptTables {
         counts,
-        name_keys,
+        name_keys: names.keys,
+        name_ranks: names.ranks,
         rust_paths: tables.rust.take_paths(),
     });
     let overrides = tables.types.overrides.clone();

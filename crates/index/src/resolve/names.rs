@@ -54,6 +54,38 @@ fn sort_prefix(name: &str) -> u64 {
     u64::from_be_bytes(bytes)
 }
 
+/// A name's id in a table, by its hash ([`NameTable::kept`]): what the next table of
+/// nearly the same names takes its order from instead of sorting every name again.
+/// (The 96-bit hash in two fields: 16 bytes a name where a `u128` would align it to 32.)
+#[derive(Clone, Copy)]
+pub(super) struct NameRank {
+    hash_high: u64,
+    hash_low: u32,
+    id: u32,
+}
+
+impl NameRank {
+    fn new(hash: u128, id: u32) -> Self {
+        NameRank {
+            hash_high: (hash >> 32) as u64,
+            hash_low: hash as u32,
+            id,
+        }
+    }
+
+    fn hash(&self) -> u128 {
+        u128::from(self.hash_high) << 32 | u128::from(self.hash_low)
+    }
+}
+
+/// What a table keeps for the next one ([`NameTable::build`] with `keep`).
+pub(super) struct KeptNames {
+    /// Every symbol's key, sorted.
+    pub keys: Vec<u128>,
+    /// Each name's id, by hash ascending.
+    pub ranks: Vec<NameRank>,
+}
+
 /// One distinct name.
 struct Group<'a> {
     name: &'a str,
@@ -66,6 +98,57 @@ struct Group<'a> {
 fn group_range(groups: &[Group], g: usize, len: usize) -> std::ops::Range<usize> {
     let end = groups.get(g + 1).map_or(len, |next| next.start as usize);
     groups[g].start as usize..end
+}
+
+/// The groups in name order (each name's id is its place there): sorted by each name's
+/// first 8 bytes first, kept beside its group, so that most comparisons stay within the
+/// array instead of reading two names from wherever their files' facts lie.
+fn by_id_sorted(groups: &[Group]) -> Vec<u32> {
+    let mut ranked: Vec<(u64, u32)> = groups
+        .par_iter()
+        .enumerate()
+        .map(|(g, group)| (sort_prefix(group.name), g as u32))
+        .collect();
+    ranked.par_sort_unstable_by(|a, b| {
+        a.0.cmp(&b.0)
+            .then_with(|| groups[a.1 as usize].name.cmp(groups[b.1 as usize].name))
+    });
+    ranked.into_iter().map(|(_, g)| g).collect()
+}
+
+/// [`by_id_sorted`] from an earlier table's `ranks` (by hash ascending, as `hashes`, the
+/// groups' own hashes, are): the names still there keep their order, and each new name
+/// is placed among them by a binary search. A pass over both lists where sorting took
+/// 23 ms on `rustreg`'s 330,000 names.
+fn by_id_from_ranks(groups: &[Group], hashes: &[u128], ranks: &[NameRank]) -> Vec<u32> {
+    // The groups still there at their old ids; the new ones apart.
+    let mut at_old_id: Vec<u32> = vec![u32::MAX; ranks.len()];
+    let mut new: Vec<u32> = Vec::new();
+    let mut old = ranks.iter().peekable();
+    for (g, &hash) in hashes.iter().enumerate() {
+        while old.next_if(|r| r.hash() < hash).is_some() {}
+        match old.next_if(|r| r.hash() == hash) {
+            Some(rank) => match at_old_id.get_mut(rank.id as usize) {
+                Some(slot) => *slot = g as u32,
+                // Ranks of another table: every name sorted instead.
+                None => return by_id_sorted(groups),
+            },
+            None => new.push(g as u32),
+        }
+    }
+    let kept: Vec<u32> = at_old_id.into_iter().filter(|&g| g != u32::MAX).collect();
+    let name = |g: u32| groups[g as usize].name;
+    new.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
+    let mut by_id = Vec::with_capacity(groups.len());
+    let mut rest = &kept[..];
+    for g in new {
+        let before = rest.partition_point(|&k| name(k) < name(g));
+        by_id.extend_from_slice(&rest[..before]);
+        by_id.push(g);
+        rest = &rest[before..];
+    }
+    by_id.extend_from_slice(rest);
+    by_id
 }
 
 /// Every definition's name, grouped (see the module doc).
@@ -87,14 +170,17 @@ pub(super) struct NameTable<'a> {
 
 impl<'a> NameTable<'a> {
     /// The table of symbols `0..count`, symbol `sid` named `name_of(sid)`; `keyed` holds
-    /// `key(name_of(sid), sid)` for each (sorted or not). The keys come back sorted with
-    /// `keep_keys`.
+    /// `key(name_of(sid), sid)` for each (sorted or not). `ranks`: the names' ids in an
+    /// earlier table of mostly the same names, whose order the names still there keep
+    /// (the new ones are placed among them) instead of every name being sorted again.
+    /// With `keep`, the sorted keys and the ranks come back for the next table.
     pub(super) fn build(
         mut keyed: Vec<u128>,
         count: u32,
         name_of: impl Fn(u32) -> &'a str + Sync,
-        keep_keys: bool,
-    ) -> (NameTable<'a>, Option<Vec<u128>>) {
+        ranks: Option<Vec<NameRank>>,
+        keep: bool,
+    ) -> (NameTable<'a>, Option<KeptNames>) {
         // The id in the low bits: each name's ids come out ascending.
         if !keyed.is_sorted() {
             keyed.par_sort_unstable();
@@ -117,24 +203,33 @@ impl<'a> NameTable<'a> {
             .map(|&start| high(keyed[start as usize]))
             .collect();
         let symbols: Vec<u32> = keyed.par_iter().map(|&k| symbol(k)).collect();
-        drop(starts);
-        let kept = keep_keys.then_some(keyed);
-        // Name ids are ranks in sorted order. Sorted by each name's first 8 bytes first,
-        // kept beside its group: most comparisons then stay within the array instead of
-        // reading two names from wherever their files' facts lie.
-        let mut ranked: Vec<(u64, u32)> = groups
+        let hashes: Vec<u128> = starts
             .par_iter()
-            .enumerate()
-            .map(|(g, group)| (sort_prefix(group.name), g as u32))
+            .map(|&start| name_hash(keyed[start as usize]))
             .collect();
-        ranked.par_sort_unstable_by(|a, b| {
-            a.0.cmp(&b.0)
-                .then_with(|| groups[a.1 as usize].name.cmp(groups[b.1 as usize].name))
-        });
-        let by_id: Vec<u32> = ranked.into_iter().map(|(_, g)| g).collect();
+        drop(starts);
+        let by_id = match ranks {
+            Some(ranks) => {
+                let by_id = by_id_from_ranks(&groups, &hashes, &ranks);
+                debug_assert!(
+                    by_id == by_id_sorted(&groups),
+                    "names ordered by kept ranks"
+                );
+                by_id
+            }
+            None => by_id_sorted(&groups),
+        };
         for (id, &group) in by_id.iter().enumerate() {
             groups[group as usize].id = id as u32;
         }
+        let kept = keep.then(|| KeptNames {
+            keys: keyed,
+            ranks: hashes
+                .iter()
+                .zip(&groups)
+                .map(|(&hash, group)| NameRank::new(hash, group.id))
+                .collect(),
+        });
         let mut symbol_name = vec![0u32; count as usize];
         for (g, group) in groups.iter().enumerate() {
             for &sid in &symbols[group_range(&groups, g, symbols.len())] {
@@ -209,7 +304,14 @@ mod tests {
 
     fn table<'a>(names: &'a [&'a str]) -> NameTable<'a> {
         let keyed = (0..names.len()).map(|i| key(names[i], i as u32)).collect();
-        NameTable::build(keyed, names.len() as u32, |sid| names[sid as usize], false).0
+        NameTable::build(
+            keyed,
+            names.len() as u32,
+            |sid| names[sid as usize],
+            None,
+            false,
+        )
+        .0
     }
 
     #[test]
@@ -256,6 +358,76 @@ mod tests {
         for (id, name) in sorted.iter().enumerate() {
             assert_eq!(t.id(name), Some(id as u32), "{name:?}");
         }
+    }
+
+    /// A table of `names` ordered by the ranks kept from `earlier`'s table.
+    fn table_after<'a>(earlier: &[&str], names: &'a [&'a str]) -> NameTable<'a> {
+        let keys = (0..earlier.len())
+            .map(|i| key(earlier[i], i as u32))
+            .collect();
+        let (_, kept) = NameTable::build(
+            keys,
+            earlier.len() as u32,
+            |s| earlier[s as usize],
+            None,
+            true,
+        );
+        let ranks = kept.expect("kept").ranks;
+        let keyed = (0..names.len()).map(|i| key(names[i], i as u32)).collect();
+        NameTable::build(
+            keyed,
+            names.len() as u32,
+            |sid| names[sid as usize],
+            Some(ranks),
+            false,
+        )
+        .0
+    }
+
+    #[test]
+    fn kept_ranks_order_the_next_table_as_sorting_does() {
+        let earlier = [
+            "parse",
+            "new",
+            "Value",
+            "abcdefgh",
+            "abcdefghj",
+            "zz",
+            "gone",
+        ];
+        // Names removed (`gone`), kept, and added before, between and after them
+        // (some equal to a kept one in their first 8 bytes).
+        let names = [
+            "parse",
+            "AAA",
+            "new",
+            "abcdefghi",
+            "Value",
+            "zzz",
+            "abcdefgh",
+            "neww",
+            "",
+            "abcdefghj",
+            "zz",
+            "parse",
+        ];
+        let t = table_after(&earlier, &names);
+        let mut sorted = names.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert!(
+            t.sorted().eq(sorted.iter().copied()),
+            "{:?}",
+            t.sorted().collect::<Vec<_>>()
+        );
+        for (id, name) in sorted.iter().enumerate() {
+            assert_eq!(t.id(name), Some(id as u32), "{name:?}");
+        }
+        // Ranks of a larger, unrelated table order a small one all the same.
+        let many: Vec<String> = (0..50).map(|i| format!("n{i}")).collect();
+        let many: Vec<&str> = many.iter().map(String::as_str).collect();
+        let t = table_after(&many, &["n7", "b", "a"]);
+        assert!(t.sorted().eq(["a", "b", "n7"]));
     }
 
     #[test]

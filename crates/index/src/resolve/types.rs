@@ -220,12 +220,15 @@ pub(super) enum Lookup {
 /// Members and supertypes of the repository's types.
 #[derive(Default)]
 pub(super) struct TypeIndex {
-    /// (type symbol, member name id) → where its members lie in `member_lists`.
-    members: HashMap<(u32, u32), (u32, u32)>,
-    /// The members of each key of `members` back to back, inherent ones first. One array
-    /// made by a parallel sort instead of a vector per key (about half a million on a
-    /// large tree): the build's serial part went from 80–95 to 44–65 ms on `rustreg`.
+    /// Per type symbol `ty`: its members are `member_lists[type_members[ty]..type_members[ty
+    /// + 1]]`, sorted by (name id, inherent ones first, id). Counted from one parallel
+    /// sort of every member: a map from (type, name) to its run, filled key by key, was
+    /// most of a watched interface edit's serial type index on `rustreg`.
+    type_members: Vec<u32>,
+    /// The members of every type back to back.
     member_lists: Vec<u32>,
+    /// The name id of each member of `member_lists`.
+    member_names: Vec<u32>,
     /// Type symbol → the traits it implements, the classes it extends, its interfaces.
     supertypes: HashMap<u32, Vec<Ty>>,
     /// (outside type name, member name id) → members of repository impls for that type
@@ -355,14 +358,20 @@ impl TypeIndex {
             .par_iter_mut()
             .for_each(|m| m.2 = trait_impl_members.binary_search(&m.3).is_ok());
         members.par_sort_unstable();
-        index.members.reserve(members.len());
-        let mut start = 0u32;
-        for key in members.chunk_by(|a, b| (a.0, a.1) == (b.0, b.1)) {
-            let end = start + key.len() as u32;
-            index.members.insert((key[0].0, key[0].1), (start, end));
-            start = end;
+        // A member's type is a symbol of this tree (the check keeps the counts in range).
+        members.retain(|&(ty, ..)| (ty as usize) < t.symbols.len());
+        let mut type_members = vec![0u32; t.symbols.len() + 1];
+        for &(ty, ..) in &members {
+            type_members[ty as usize + 1] += 1;
         }
-        index.member_lists = members.into_iter().map(|m| m.3).collect();
+        let mut total = 0u32;
+        for start in &mut type_members {
+            total += *start;
+            *start = total;
+        }
+        index.type_members = type_members;
+        index.member_names = members.par_iter().map(|m| m.1).collect();
+        index.member_lists = members.into_par_iter().map(|m| m.3).collect();
         index.trait_impl_members = trait_impl_members;
         // Which trait, interface or base member each member implements or overrides:
         // the first member of that name found among the supertype's members.
@@ -389,10 +398,19 @@ impl TypeIndex {
     }
 
     fn members_named(&self, ty: u32, name_id: u32) -> &[u32] {
-        self.members
-            .get(&(ty, name_id))
-            .and_then(|&(start, end)| self.member_lists.get(start as usize..end as usize))
-            .unwrap_or(&[])
+        let (Some(&start), Some(&end)) = (
+            self.type_members.get(ty as usize),
+            self.type_members.get(ty as usize + 1),
+        ) else {
+            return &[];
+        };
+        let (start, end) = (start as usize, end as usize);
+        let Some(names) = self.member_names.get(start..end) else {
+            return &[];
+        };
+        let first = names.partition_point(|&n| n < name_id);
+        let last = names.partition_point(|&n| n <= name_id);
+        &self.member_lists[start + first..start + last]
     }
 
     /// Looks `name` up on `ty`, its supertypes and blanket impls (read-only tables, so
