@@ -17,7 +17,7 @@
 //! graph file of that generation, so it always sees a matching pair.
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -1827,30 +1827,33 @@ fn prepare_interface_patch(
         rows_of.insert(fid, data.symbols.get(at..at + len)?);
         at += len;
     }
-    // Names the base lacks get ids after the base's, in sorted order.
     let patch_set: HashSet<u32> = affected.iter().copied().collect();
     let in_patch = |sid: u32| file_of(sid).is_some_and(|f| patch_set.contains(&f));
-    let mut new_names: BTreeSet<&str> = BTreeSet::new();
     let name_of = |id: u32| data.names.get(id as usize).map_or("", |name| name.as_ref());
-    for rows in rows_of.values() {
-        for row in rows.iter() {
-            new_names.insert(name_of(row.name));
-        }
-    }
-    for refs in &data.refs {
-        new_names.insert(name_of(refs.name));
-    }
-    new_names.retain(|n| store.base_name_id(n).is_none());
-    let new_names: Vec<Cow<'static, str>> = new_names
-        .into_iter()
-        .map(|n| Cow::Owned(n.to_owned()))
+    // The names the patch's rows and references use, each looked up in the base once
+    // (a lookup per row and reference was 0.4 s of a 1,000-file patch on `rustreg`).
+    // Names the base lacks get ids after the base's, in sorted order: the resolution's
+    // name ids are ranks in sorted order, so ascending ids are already sorted names.
+    let mut used: Vec<u32> = rows_of
+        .values()
+        .flat_map(|rows| rows.iter().map(|row| row.name))
+        .chain(data.refs.iter().map(|r| r.name))
         .collect();
-    let name_id = |id: u32| -> u32 {
-        let name = name_of(id);
-        store.base_name_id(name).unwrap_or_else(|| {
-            let local = new_names.partition_point(|n| n.as_ref() < name) as u32;
-            store.base_name_count() + local
+    used.sort_unstable();
+    used.dedup();
+    let mut new_names: Vec<Cow<'static, str>> = Vec::new();
+    let store_ids: Vec<u32> = used
+        .iter()
+        .map(|&id| {
+            store.base_name_id(name_of(id)).unwrap_or_else(|| {
+                new_names.push(Cow::Owned(name_of(id).to_owned()));
+                store.base_name_count() + new_names.len() as u32 - 1
+            })
         })
+        .collect();
+    let name_id = |id: u32| -> Option<u32> {
+        let at = used.binary_search(&id).ok()?;
+        store_ids.get(at).copied()
     };
     let translate = |sid: u32| {
         if sid == store::NONE {
@@ -1911,7 +1914,7 @@ fn prepare_interface_patch(
         for s in rows_of.get(&fid)?.iter() {
             symbols.push(
                 SymbolRow {
-                    name: name_id(s.name),
+                    name: name_id(s.name)?,
                     parent: translate(s.parent),
                     ..s.clone()
                 }
@@ -1922,13 +1925,15 @@ fn prepare_interface_patch(
     let mut refs: Vec<RefRow> = data
         .refs
         .iter()
-        .map(|r| RefRow {
-            name: name_id(r.name),
-            target: translate(r.target),
-            enclosing: translate(r.enclosing),
-            ..*r
+        .map(|r| {
+            Some(RefRow {
+                name: name_id(r.name)?,
+                target: translate(r.target),
+                enclosing: translate(r.enclosing),
+                ..*r
+            })
         })
-        .collect();
+        .collect::<Option<_>>()?;
     refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     let overrides: Vec<(u32, u32)> = data
         .overrides
