@@ -526,26 +526,7 @@ mod tests {
     use super::*;
 
     fn parsed(path: &str) -> ParsedFile {
-        let facts = mcursor_syntax::parse_source(
-            mcursor_syntax::Lang::Rust,
-            b"use crate::a::b;\nfn f() { b(); }\nstruct S;\n",
-            &mcursor_syntax::ParseConfig::default(),
-        );
-        ParsedFile {
-            row: FileRow {
-                path: path.into(),
-                lang: Some(mcursor_syntax::Lang::Rust),
-                size: 40,
-                mtime_ns: 1,
-                hash: 7,
-                syntax_errors: false,
-                first_syntax_error: None,
-                timed_out: false,
-                symbols: (0, 0),
-            },
-            facts: Some(CompactFacts::from_facts(facts)),
-            package_name: None,
-        }
+        ParsedFile::rust_for_test(path, "use crate::a::b;\nfn f() { b(); }\nstruct S;\n")
     }
 
     #[test]

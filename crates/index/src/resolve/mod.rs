@@ -69,6 +69,31 @@ impl ParsedFile {
     pub(crate) fn family(&self) -> Option<Family> {
         self.row.lang.map(Lang::family)
     }
+
+    /// A Rust file at `path` with `source`, parsed (for tests; content hash 7).
+    #[cfg(test)]
+    pub(crate) fn rust_for_test(path: &str, source: &str) -> ParsedFile {
+        let facts = mcursor_syntax::parse_source(
+            Lang::Rust,
+            source.as_bytes(),
+            &mcursor_syntax::ParseConfig::default(),
+        );
+        ParsedFile {
+            row: FileRow {
+                path: path.into(),
+                lang: Some(Lang::Rust),
+                size: source.len() as u64,
+                mtime_ns: 1,
+                hash: 7,
+                syntax_errors: false,
+                first_syntax_error: None,
+                timed_out: false,
+                symbols: (0, 0),
+            },
+            facts: Some(CompactFacts::from_facts(facts)),
+            package_name: None,
+        }
+    }
 }
 
 /// The state of following one chain of re-exports: the keys on the path being followed,

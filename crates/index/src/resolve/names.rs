@@ -54,7 +54,7 @@ fn sort_prefix(name: &str) -> u64 {
     u64::from_be_bytes(bytes)
 }
 
-/// A name's id in a table, by its hash ([`NameTable::kept`]): what the next table of
+/// A name's id in a table, by its hash (in [`KeptNames`]): what the next table of
 /// nearly the same names takes its order from instead of sorting every name again.
 /// (The 96-bit hash in two fields: 16 bytes a name where a `u128` would align it to 32.)
 #[derive(Clone, Copy)]

@@ -1352,41 +1352,18 @@ mod tests {
         );
     }
 
-    fn rust_file(path: &str, source: &str) -> ParsedFile {
-        let facts = mcursor_syntax::parse_source(
-            mcursor_syntax::Lang::Rust,
-            source.as_bytes(),
-            &mcursor_syntax::ParseConfig::default(),
-        );
-        ParsedFile {
-            row: crate::store::FileRow {
-                path: path.into(),
-                lang: Some(mcursor_syntax::Lang::Rust),
-                size: source.len() as u64,
-                mtime_ns: 1,
-                hash: 1,
-                syntax_errors: false,
-                first_syntax_error: None,
-                timed_out: false,
-                symbols: (0, 0),
-            },
-            facts: Some(CompactFacts::from_facts(facts)),
-            package_name: None,
-        }
-    }
-
     #[test]
     fn module_scopes_keep_each_name_s_paths_in_file_order_and_globs_apart() {
         // Two files of one module (`a.rs` and `a/mod.rs` both say `crate::a`) and one of
         // another, with an inline module.
         let files = [
-            rust_file("Cargo.toml", ""),
-            rust_file("src/a.rs", "use crate::x::Thing;\nuse crate::g::*;\n"),
-            rust_file(
+            ParsedFile::rust_for_test("Cargo.toml", ""),
+            ParsedFile::rust_for_test("src/a.rs", "use crate::x::Thing;\nuse crate::g::*;\n"),
+            ParsedFile::rust_for_test(
                 "src/a/mod.rs",
                 "use crate::y::Thing;\nuse crate::h::*;\nuse crate::z::Other;\n",
             ),
-            rust_file("src/b.rs", "mod inner { use crate::w::Thing; }\n"),
+            ParsedFile::rust_for_test("src/b.rs", "mod inner { use crate::w::Thing; }\n"),
         ];
         let tables = RustTables::new(&files, false);
         let scopes = &tables.scopes;

@@ -220,10 +220,11 @@ pub(super) enum Lookup {
 /// Members and supertypes of the repository's types.
 #[derive(Default)]
 pub(super) struct TypeIndex {
-    /// Per type symbol `ty`: its members are `member_lists[type_members[ty]..type_members[ty
-    /// + 1]]`, sorted by (name id, inherent ones first, id). Counted from one parallel
-    /// sort of every member: a map from (type, name) to its run, filled key by key, was
-    /// most of a watched interface edit's serial type index on `rustreg`.
+    /// Where each type symbol's members start in `member_lists` (one more entry than
+    /// symbols: type `ty`'s run ends where `ty + 1`'s starts), sorted by (name id,
+    /// inherent ones first, id). Counted from one parallel sort of every member: a map
+    /// from (type, name) to its run, filled key by key, was most of a watched interface
+    /// edit's serial type index on `rustreg`.
     type_members: Vec<u32>,
     /// The members of every type back to back.
     member_lists: Vec<u32>,
