@@ -1275,7 +1275,7 @@ fn prepare_patch(
     }
     let store = index.store();
     let earlier = store.patched_files();
-    let mut paths: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
+    let paths: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
     // A patch carries every file patched since the last full resolution and not edited
     // now, so its cost grows with them: past this many, resolve in full and start a
     // fresh base.
@@ -1289,9 +1289,6 @@ fn prepare_patch(
             changed.len()
         ));
         return None;
-    }
-    for &id in &earlier {
-        paths.insert(store.file(id)?.path);
     }
     let timer = Instant::now();
     *parsed = pool.install(|| {
@@ -1309,14 +1306,7 @@ fn prepare_patch(
     trace(&timer, "cache entries loaded");
     let name_id = |name: &str| store.name_id(name);
     let target_name = |sid: u32| Some(store.symbol_name(sid)).filter(|&n| n != store::NONE);
-    let prefix_of = |sid: u32| {
-        let s = store.symbol(sid)?;
-        Some(Arc::from(
-            s.qualified_name
-                .strip_suffix(s.name)
-                .unwrap_or(&s.qualified_name),
-        ))
-    };
+    let prefix_of = |sid: u32| stored_prefix(store, sid);
     type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow<'static>>, Vec<RefRow>);
     // Per edited file: its memo, rows and symbol range (the parsed file stays in
     // `parsed` until every file is known to fit).
@@ -1380,53 +1370,27 @@ fn prepare_patch(
             return None;
         }
     };
-    // Files earlier patches replaced keep their records (from the store) and entries.
-    let now: HashSet<&str> = changed.iter().map(|f| f.walked.path.as_str()).collect();
-    let mut cached = cached;
+    // Files earlier patches replaced keep their records (from the store) and entries,
+    // read only now that every edit fits (an interface edit does not wait for them).
+    let carried_paths: HashSet<&str> = earlier
+        .iter()
+        .filter_map(|&id| store.file(id))
+        .map(|f| f.path)
+        .filter(|path| !paths.contains(path))
+        .collect();
+    let mut carried_entries = cache::load_some(&index.dir, &carried_paths);
+    trace(&timer, "carried entries loaded");
     for id in earlier {
         let info = store.file(id)?;
-        if now.contains(info.path) {
+        if paths.contains(info.path) {
             continue;
         }
-        let entry = cached.remove(info.path).filter(|e| e.hash == info.hash)?;
+        let entry = carried_entries
+            .remove(info.path)
+            .filter(|e| e.hash == info.hash)?;
         let memo = entry.memo.clone()?;
-        let row = file_row(&info);
-        let symbols = info
-            .symbols
-            .clone()
-            .map(|sid| {
-                let s = store.symbol(sid)?;
-                Some(SymbolRow {
-                    name: store.symbol_name(sid),
-                    file: id,
-                    parent: s.parent.unwrap_or(store::NONE),
-                    line: s.line,
-                    column: s.column,
-                    end_line: s.end_line,
-                    end_column: s.end_column,
-                    kind: s.kind,
-                    member: s.member,
-                    prefix: prefix_of(sid)?,
-                    signature: Cow::Owned(s.signature.to_owned()),
-                    doc: Cow::Owned(s.doc.to_owned()),
-                })
-            })
-            .collect::<Option<Vec<_>>>()?;
-        let refs = store
-            .refs_in_file(id)
-            .map(|r| RefRow {
-                name: r.name,
-                file: r.file,
-                line: r.line,
-                column: r.column,
-                target: r.target.unwrap_or(store::NONE),
-                enclosing: r.enclosing.unwrap_or(store::NONE),
-                kind: r.kind,
-                confidence: r.confidence,
-                shape: r.shape,
-            })
-            .collect();
-        rebuilt.push((entry.into_parsed(row), memo, symbols, refs));
+        let (symbols, refs) = stored_records(store, id)?;
+        rebuilt.push((entry.into_parsed(file_row(&info)), memo, symbols, refs));
     }
     rebuilt.sort_by(|a, b| a.0.row.path.cmp(&b.0.row.path));
     let mut ids = Vec::with_capacity(rebuilt.len());
@@ -1677,33 +1641,43 @@ fn prepare_interface_patch(
     }
     let set = NameSet::new(names.iter().map(String::as_str));
     let earlier: HashSet<u32> = store.patched_files().into_iter().collect();
-    let affected: Vec<u32> = pool.install(|| {
-        (0..file_count)
-            .into_par_iter()
-            .filter(|fid| {
-                edited.contains_key(fid)
-                    || earlier.contains(fid)
-                    || facts_of(*fid).is_some_and(|f| f.mentions(&set, resident.is_some()))
-            })
-            .collect()
+    // The files the changed names reach, and the other files earlier patches replaced
+    // (the patch carries them: it replaces the earlier ones).
+    let (reached, carried): (Vec<u32>, Vec<u32>) = pool.install(|| {
+        (0..file_count).into_par_iter().partition_map(|fid| {
+            if edited.contains_key(&fid)
+                || facts_of(fid).is_some_and(|f| f.mentions(&set, resident.is_some()))
+            {
+                rayon::iter::Either::Left(fid)
+            } else {
+                rayon::iter::Either::Right(fid)
+            }
+        })
     });
+    let carried: Vec<u32> = carried
+        .into_iter()
+        .filter(|fid| earlier.contains(fid))
+        .collect();
     trace(&timer, "reached files found");
-    if affected.len() > MAX_PATCH_FILES {
+    let affected = reached.len() + carried.len();
+    if affected > MAX_PATCH_FILES {
         refuse(&format!(
-            "{} changed names reach {} files",
+            "{} changed names reach {} files, {} carried",
             names.len(),
-            affected.len()
+            reached.len(),
+            carried.len()
         ));
         return None;
     }
-    // The files resolved again, read whole (their uses too).
-    let whole_paths: HashSet<&str> = affected
+    // The files the patch writes, read whole (their uses too).
+    let whole_paths: HashSet<&str> = reached
         .iter()
+        .chain(&carried)
         .filter_map(|&fid| rows.get(fid as usize)?.as_ref())
         .map(|(row, _)| row.path.as_str())
         .collect();
     let mut whole = cache::load_some(&index.dir, &whole_paths);
-    for &fid in &affected {
+    for &fid in reached.iter().chain(&carried) {
         let Some(Some((row, entry))) = rows.get_mut(fid as usize) else {
             continue;
         };
@@ -1720,6 +1694,48 @@ fn prepare_interface_patch(
     }
     drop(whole);
     trace(&timer, "reached files read");
+    // A carried file no changed name reaches keeps its records: they are copied from the
+    // store, not resolved again, unless one of its references or remembered outcomes
+    // points into a file whose definitions change now (those ids move). Its memo is
+    // taken to today's ids, as it is written again.
+    let remapped_now: HashSet<u32> = remapped.iter().copied().collect();
+    let moving: Vec<std::ops::Range<u32>> = remapped
+        .iter()
+        .filter_map(|&fid| Some(store.file(fid)?.symbols))
+        .collect();
+    let stays = |sid: u32| sid == store::NONE || !moving.iter().any(|ids| ids.contains(&sid));
+    let copies: Vec<Option<CopiedFile>> = pool.install(|| {
+        carried
+            .par_iter()
+            .map(|&fid| {
+                let memo = rows.get(fid as usize)?.as_ref()?.1.memo.as_ref()?;
+                let memo = memo.map_targets(|sid| store.current(sid).filter(|&now| stays(now)))?;
+                let (symbols, refs) = stored_records(store, fid)?;
+                let refs_stay = refs.iter().all(|r| stays(r.target) && stays(r.enclosing));
+                refs_stay.then_some(CopiedFile {
+                    fid,
+                    memo,
+                    symbols,
+                    refs,
+                })
+            })
+            .collect()
+    });
+    let mut copied: Vec<CopiedFile> = Vec::new();
+    let mut resolved_ids = reached;
+    for (fid, copy) in carried.into_iter().zip(copies) {
+        match copy {
+            Some(copy) => copied.push(copy),
+            None => resolved_ids.push(fid),
+        }
+    }
+    resolved_ids.sort_unstable();
+    note(format_args!(
+        "{} carried files copied, {} files resolved again",
+        copied.len(),
+        resolved_ids.len()
+    ));
+    trace(&timer, "carried files copied");
     // From here on nothing refuses: the edits move into the tree's files.
     let mut files: Vec<ParsedFile> = Vec::with_capacity(file_count as usize);
     let mut memos_before: Vec<Option<FileMemo>> = Vec::with_capacity(file_count as usize);
@@ -1740,7 +1756,6 @@ fn prepare_interface_patch(
     // recorded. A memo holds the ids of the generation that wrote it: the store's remap
     // takes them to now, and the file an id is in now to this resolution's id, unless
     // that file's definitions change in this patch (its heads are evaluated again).
-    let remapped_now: HashSet<u32> = remapped.iter().copied().collect();
     let mut ranges: Vec<(u32, u32, u32)> = (0..file_count)
         .filter(|fid| !remapped_now.contains(fid))
         .filter_map(|fid| {
@@ -1756,7 +1771,7 @@ fn prepare_interface_patch(
         let &(start, end, fid) = ranges.get(ranges.partition_point(|r| r.1 <= now))?;
         (start <= now && now < end).then(|| (fid, now - start))
     };
-    let reached: HashSet<u32> = affected.iter().copied().collect();
+    let reached: HashSet<u32> = resolved_ids.iter().copied().collect();
     let known = KnownHeads {
         heads: memos_before
             .iter()
@@ -1783,7 +1798,7 @@ fn prepare_interface_patch(
         crate::resolve::resolve_some(
             &files,
             store::IndexMeta::default(),
-            Some(&affected),
+            Some(&resolved_ids),
             Some(&known),
             keep,
             &|| false,
@@ -1821,19 +1836,27 @@ fn prepare_interface_patch(
     // The rows of the patch's files, back to back in `data.symbols`.
     let mut rows_of: HashMap<u32, &[SymbolRow]> = HashMap::new();
     let mut at = 0usize;
-    for &fid in &affected {
+    for &fid in &resolved_ids {
         let (start, end) = data.files[fid as usize].symbols;
         let len = (end - start) as usize;
         rows_of.insert(fid, data.symbols.get(at..at + len)?);
         at += len;
     }
-    let patch_set: HashSet<u32> = affected.iter().copied().collect();
+    // Every file the patch writes, in file order: those resolved and those copied.
+    let mut patched: Vec<u32> = resolved_ids
+        .iter()
+        .copied()
+        .chain(copied.iter().map(|c| c.fid))
+        .collect();
+    patched.sort_unstable();
+    let patch_set: HashSet<u32> = patched.iter().copied().collect();
     let in_patch = |sid: u32| file_of(sid).is_some_and(|f| patch_set.contains(&f));
     let name_of = |id: u32| data.names.get(id as usize).map_or("", |name| name.as_ref());
     // The names the patch's rows and references use, each looked up in the base once
     // (a lookup per row and reference was 0.4 s of a 1,000-file patch on `rustreg`).
-    // Names the base lacks get ids after the base's, in sorted order: the resolution's
-    // name ids are ranks in sorted order, so ascending ids are already sorted names.
+    // Names the base lacks get ids after the base's, in sorted order: those of the
+    // resolved files' records, and those earlier patches added that the copied files'
+    // records use (store ids past the base's).
     let mut used: Vec<u32> = rows_of
         .values()
         .flat_map(|rows| rows.iter().map(|row| row.name))
@@ -1841,19 +1864,46 @@ fn prepare_interface_patch(
         .collect();
     used.sort_unstable();
     used.dedup();
-    let mut new_names: Vec<Cow<'static, str>> = Vec::new();
+    let base_names = store.base_name_count();
+    let in_base: Vec<Option<u32>> = used
+        .iter()
+        .map(|&id| store.base_name_id(name_of(id)))
+        .collect();
+    let mut new_names: Vec<Cow<'static, str>> = used
+        .iter()
+        .zip(&in_base)
+        .filter(|(_, base)| base.is_none())
+        .map(|(&id, _)| Cow::Owned(name_of(id).to_owned()))
+        .chain(copied.iter().flat_map(|c| {
+            let names = c.symbols.iter().map(|row| row.name);
+            names
+                .chain(c.refs.iter().map(|r| r.name))
+                .filter(|&n| n >= base_names && n != store::NONE)
+                .map(|n| Cow::Owned(store.name(n).to_owned()))
+        }))
+        .collect();
+    new_names.sort_unstable();
+    new_names.dedup();
+    let added_id = |name: &str| -> Option<u32> {
+        let at = new_names.binary_search_by(|n| n.as_ref().cmp(name)).ok()?;
+        Some(base_names + at as u32)
+    };
     let store_ids: Vec<u32> = used
         .iter()
-        .map(|&id| {
-            store.base_name_id(name_of(id)).unwrap_or_else(|| {
-                new_names.push(Cow::Owned(name_of(id).to_owned()));
-                store.base_name_count() + new_names.len() as u32 - 1
-            })
-        })
-        .collect();
+        .zip(&in_base)
+        .map(|(&id, base)| base.or_else(|| added_id(name_of(id))))
+        .collect::<Option<_>>()?;
     let name_id = |id: u32| -> Option<u32> {
         let at = used.binary_search(&id).ok()?;
         store_ids.get(at).copied()
+    };
+    // A copied record's name: a base id stays, an earlier patch's is this patch's.
+    let copied_name_id = |n: u32| -> Option<u32> {
+        if n < base_names || n == store::NONE {
+            Some(n)
+        } else {
+            added_id(store.name(n))
+        }
     };
     let translate = |sid: u32| {
         if sid == store::NONE {
@@ -1903,14 +1953,31 @@ fn prepare_interface_patch(
     remap.sort_unstable();
 
     // The patch's records.
-    let mut file_rows = Vec::with_capacity(affected.len());
+    let mut copied_of: HashMap<u32, CopiedFile> = copied.into_iter().map(|c| (c.fid, c)).collect();
+    let mut file_rows = Vec::with_capacity(patched.len());
     let mut symbols = Vec::new();
-    for &fid in &affected {
+    let mut copied_refs: Vec<RefRow> = Vec::new();
+    for &fid in &patched {
         let (start, end) = data.files[fid as usize].symbols;
         let first = start_of[fid as usize];
         let mut row = files[fid as usize].row.clone();
         row.symbols = (first, first + (end - start));
         file_rows.push(row);
+        if let Some(copy) = copied_of.get_mut(&fid) {
+            for s in std::mem::take(&mut copy.symbols) {
+                symbols.push(SymbolRow {
+                    name: copied_name_id(s.name)?,
+                    ..s
+                });
+            }
+            for r in std::mem::take(&mut copy.refs) {
+                copied_refs.push(RefRow {
+                    name: copied_name_id(r.name)?,
+                    ..r
+                });
+            }
+            continue;
+        }
         for s in rows_of.get(&fid)?.iter() {
             symbols.push(
                 SymbolRow {
@@ -1934,6 +2001,7 @@ fn prepare_interface_patch(
             })
         })
         .collect::<Option<_>>()?;
+    refs.extend(copied_refs);
     refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     let overrides: Vec<(u32, u32)> = data
         .overrides
@@ -1955,19 +2023,25 @@ fn prepare_interface_patch(
             ..r.clone()
         })
         .collect();
-    let memos: Vec<FileMemo> = memos
-        .into_iter()
-        .map(|memo| memo.map_targets(|sid| Some(to_store(sid))))
+    let mut memo_of: HashMap<u32, FileMemo> = resolved_ids
+        .iter()
+        .zip(memos)
+        .map(|(&fid, memo)| Some((fid, memo.map_targets(|sid| Some(to_store(sid)))?)))
+        .chain(
+            copied_of
+                .into_iter()
+                .map(|(fid, copy)| Some((fid, copy.memo))),
+        )
         .collect::<Option<_>>()?;
     // The resolution's records (only the patched files' rows, borrowing from `files`).
     drop(rows_of);
     drop(data);
-    let mut entries = Vec::with_capacity(affected.len());
+    let mut entries = Vec::with_capacity(patched.len());
     let mut slots: Vec<Option<ParsedFile>> = files.into_iter().map(Some).collect();
-    for (&fid, memo) in affected.iter().zip(memos) {
+    for (&fid, row) in patched.iter().zip(&file_rows) {
         let mut parsed = slots[fid as usize].take()?;
-        parsed.row.symbols = file_rows[entries.len()].symbols;
-        entries.push((parsed, memo));
+        parsed.row.symbols = row.symbols;
+        entries.push((parsed, memo_of.remove(&fid)?));
     }
     // The untouched files' declarations go back to the resident holder, or are freed
     // off the critical path (about a second on a large tree).
@@ -2001,11 +2075,74 @@ fn prepare_interface_patch(
             remap,
             meta,
         },
-        resolved: affected.len(),
-        ids: affected,
+        resolved: resolved_ids.len(),
+        ids: patched,
         entries,
         declarations,
     })
+}
+
+/// A file an interface patch carries from an earlier patch without resolving it again:
+/// its records as the store holds them and its memo in today's ids.
+struct CopiedFile {
+    fid: u32,
+    memo: FileMemo,
+    symbols: Vec<SymbolRow<'static>>,
+    refs: Vec<RefRow>,
+}
+
+/// Symbol `sid`'s qualified name without its own name, as the store holds it.
+fn stored_prefix(store: &store::Store, sid: u32) -> Option<Arc<str>> {
+    let s = store.symbol(sid)?;
+    Some(Arc::from(
+        s.qualified_name
+            .strip_suffix(s.name)
+            .unwrap_or(&s.qualified_name),
+    ))
+}
+
+/// File `fid`'s symbol and reference rows as the store holds them (store ids, names
+/// included), for a patch that carries the file without resolving it again.
+fn stored_records(
+    store: &store::Store,
+    fid: u32,
+) -> Option<(Vec<SymbolRow<'static>>, Vec<RefRow>)> {
+    let symbols = store
+        .file(fid)?
+        .symbols
+        .map(|sid| {
+            let s = store.symbol(sid)?;
+            Some(SymbolRow {
+                name: store.symbol_name(sid),
+                file: fid,
+                parent: s.parent.unwrap_or(store::NONE),
+                line: s.line,
+                column: s.column,
+                end_line: s.end_line,
+                end_column: s.end_column,
+                kind: s.kind,
+                member: s.member,
+                prefix: stored_prefix(store, sid)?,
+                signature: Cow::Owned(s.signature.to_owned()),
+                doc: Cow::Owned(s.doc.to_owned()),
+            })
+        })
+        .collect::<Option<Vec<_>>>()?;
+    let refs = store
+        .refs_in_file(fid)
+        .map(|r| RefRow {
+            name: r.name,
+            file: r.file,
+            line: r.line,
+            column: r.column,
+            target: r.target.unwrap_or(store::NONE),
+            enclosing: r.enclosing.unwrap_or(store::NONE),
+            kind: r.kind,
+            confidence: r.confidence,
+            shape: r.shape,
+        })
+        .collect();
+    Some((symbols, refs))
 }
 
 /// A patch's build record: the base's with this build's time and source size (the store
