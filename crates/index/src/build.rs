@@ -1306,7 +1306,7 @@ fn prepare_patch(
     trace(&timer, "cache entries loaded");
     let name_id = |name: &str| store.name_id(name);
     let target_name = |sid: u32| Some(store.symbol_name(sid)).filter(|&n| n != store::NONE);
-    let prefix_of = |sid: u32| stored_prefix(store, sid);
+    let prefix_of = |sid: u32| Some(stored_prefix(&store.symbol(sid)?));
     type Rebuilt = (ParsedFile, FileMemo, Vec<SymbolRow<'static>>, Vec<RefRow>);
     // Per edited file: its memo, rows and symbol range (the parsed file stays in
     // `parsed` until every file is known to fit).
@@ -1644,20 +1644,21 @@ fn prepare_interface_patch(
     // The files the changed names reach, and the other files earlier patches replaced
     // (the patch carries them: it replaces the earlier ones).
     let (reached, carried): (Vec<u32>, Vec<u32>) = pool.install(|| {
-        (0..file_count).into_par_iter().partition_map(|fid| {
-            if edited.contains_key(&fid)
-                || facts_of(fid).is_some_and(|f| f.mentions(&set, resident.is_some()))
-            {
-                rayon::iter::Either::Left(fid)
-            } else {
-                rayon::iter::Either::Right(fid)
-            }
-        })
+        (0..file_count)
+            .into_par_iter()
+            .filter_map(|fid| {
+                let reached = edited.contains_key(&fid)
+                    || facts_of(fid).is_some_and(|f| f.mentions(&set, resident.is_some()));
+                if reached {
+                    Some(rayon::iter::Either::Left(fid))
+                } else {
+                    earlier
+                        .contains(&fid)
+                        .then_some(rayon::iter::Either::Right(fid))
+                }
+            })
+            .partition_map(|side| side)
     });
-    let carried: Vec<u32> = carried
-        .into_iter()
-        .filter(|fid| earlier.contains(fid))
-        .collect();
     trace(&timer, "reached files found");
     let affected = reached.len() + carried.len();
     if affected > MAX_PATCH_FILES {
@@ -1957,25 +1958,27 @@ fn prepare_interface_patch(
     let mut file_rows = Vec::with_capacity(patched.len());
     let mut symbols = Vec::new();
     let mut copied_refs: Vec<RefRow> = Vec::new();
+    let mut copied_memos: Vec<(u32, FileMemo)> = Vec::new();
     for &fid in &patched {
         let (start, end) = data.files[fid as usize].symbols;
         let first = start_of[fid as usize];
         let mut row = files[fid as usize].row.clone();
         row.symbols = (first, first + (end - start));
         file_rows.push(row);
-        if let Some(copy) = copied_of.get_mut(&fid) {
-            for s in std::mem::take(&mut copy.symbols) {
+        if let Some(copy) = copied_of.remove(&fid) {
+            for s in copy.symbols {
                 symbols.push(SymbolRow {
                     name: copied_name_id(s.name)?,
                     ..s
                 });
             }
-            for r in std::mem::take(&mut copy.refs) {
+            for r in copy.refs {
                 copied_refs.push(RefRow {
                     name: copied_name_id(r.name)?,
                     ..r
                 });
             }
+            copied_memos.push((fid, copy.memo));
             continue;
         }
         for s in rows_of.get(&fid)?.iter() {
@@ -2027,11 +2030,7 @@ fn prepare_interface_patch(
         .iter()
         .zip(memos)
         .map(|(&fid, memo)| Some((fid, memo.map_targets(|sid| Some(to_store(sid)))?)))
-        .chain(
-            copied_of
-                .into_iter()
-                .map(|(fid, copy)| Some((fid, copy.memo))),
-        )
+        .chain(copied_memos.into_iter().map(Some))
         .collect::<Option<_>>()?;
     // The resolution's records (only the patched files' rows, borrowing from `files`).
     drop(rows_of);
@@ -2091,14 +2090,13 @@ struct CopiedFile {
     refs: Vec<RefRow>,
 }
 
-/// Symbol `sid`'s qualified name without its own name, as the store holds it.
-fn stored_prefix(store: &store::Store, sid: u32) -> Option<Arc<str>> {
-    let s = store.symbol(sid)?;
-    Some(Arc::from(
+/// A stored symbol's qualified name without its own name.
+fn stored_prefix(s: &store::SymbolInfo<'_>) -> Arc<str> {
+    Arc::from(
         s.qualified_name
             .strip_suffix(s.name)
             .unwrap_or(&s.qualified_name),
-    ))
+    )
 }
 
 /// File `fid`'s symbol and reference rows as the store holds them (store ids, names
@@ -2122,7 +2120,7 @@ fn stored_records(
                 end_column: s.end_column,
                 kind: s.kind,
                 member: s.member,
-                prefix: stored_prefix(store, sid)?,
+                prefix: stored_prefix(&s),
                 signature: Cow::Owned(s.signature.to_owned()),
                 doc: Cow::Owned(s.doc.to_owned()),
             })
