@@ -11,7 +11,9 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use common::{copy_tree, fixture, mcursor_command, stderr};
-use mcursor_index::{BuildOptions, FindQuery, Index, WatchEvent, WatchOptions, build_index};
+use mcursor_index::{
+    BuildOptions, FindQuery, FoldPolicy, Index, WatchEvent, WatchOptions, build_index,
+};
 
 struct Watcher {
     child: Child,
@@ -292,8 +294,10 @@ fn quiet_spells_fold_the_patches(poll: bool) {
             let options = WatchOptions {
                 poll,
                 poll_interval: Duration::from_millis(100),
-                compact_idle: Duration::from_millis(300),
-                compact_after_files: 1,
+                fold: FoldPolicy {
+                    idle: Duration::from_millis(300),
+                    after_files: 1,
+                },
                 // The polling run also goes without held declarations (`--low-memory`).
                 hold_declarations: !poll,
                 ..WatchOptions::default()

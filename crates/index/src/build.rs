@@ -94,6 +94,34 @@ impl Cancel {
     }
 }
 
+/// When a long-running process (`watch`, a [`crate::LiveIndex`] that edits) folds the
+/// patches of one base into a fresh base ([`BuildOptions::compact`]): after `idle`
+/// without a change, when they carry `after_files` files or more. Every later patch
+/// carries those files again, so small edits grow slower until they are folded.
+#[derive(Debug, Clone, Copy)]
+pub struct FoldPolicy {
+    pub idle: Duration,
+    pub after_files: usize,
+}
+
+impl Default for FoldPolicy {
+    fn default() -> Self {
+        Self {
+            idle: Duration::from_secs(10),
+            after_files: 32,
+        }
+    }
+}
+
+impl FoldPolicy {
+    /// How many files the patches of the index of `root` carry, when that is enough to
+    /// fold them.
+    pub(crate) fn due(&self, root: &Path) -> Option<usize> {
+        let carried = crate::Index::open(root).map_or(0, |i| i.store().patched_files().len());
+        (carried >= self.after_files.max(1)).then_some(carried)
+    }
+}
+
 /// The size limit of a new index when none is given.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 1024 * 1024;
 
@@ -496,8 +524,10 @@ fn update(
         let committed = commit_generation(writer, &dir, &started, generation, Some(base), || {
             let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
             trace(&started, "patch written");
-            let entries: Vec<(&ParsedFile, Option<&FileMemo>)> =
-                patch.entries.iter().map(|(f, m)| (f, Some(m))).collect();
+            let entries: Vec<cache::PatchEntry<'_>> = (patch.entries.iter())
+                .map(|(f, m)| cache::PatchEntry::Encode(f, Some(m)))
+                .chain(patch.carried.iter().map(cache::PatchEntry::Stored))
+                .collect();
             cache::write_patch(&dir, &entries)?;
             if !targeted {
                 known.write_if_changed(&dir, &binary, &touched)?;
@@ -1237,10 +1267,22 @@ pub(crate) fn text_only_counts<'a>(
     counts
 }
 
-/// The most files one patch replaces (this update's and those earlier patches of the
-/// same base replaced, which it carries along): past it, the update resolves the whole
-/// tree and writes a fresh base. Each carried file costs every later patch its records.
-const MAX_PATCH_FILES: usize = 1000;
+/// The most files one patch resolves again for what changed (this update's edits and,
+/// for an interface edit, the files its changed names reach): past it, the update
+/// resolves the whole tree and writes a fresh base. (An interface patch also resolves
+/// the carried files whose records point into a file whose ids it moves: at most
+/// [`MAX_CARRIED_FILES`] more.)
+const MAX_RESOLVED_FILES: usize = 1000;
+
+/// The most files earlier patches of the same base replaced that one patch carries along
+/// (it replaces them again, their records copied from the store, not resolved): past it,
+/// the update resolves the whole tree and writes a fresh base. Counted apart from
+/// [`MAX_RESOLVED_FILES`] because a carried file costs a small part of a resolved one
+/// (on `rustreg`, 0.25 ms to a comment edit, 0.4 ms to an interface edit, against a full
+/// resolution's 5 s): at this bound they add about 0.45 s to a comment edit and 0.7 s to
+/// an interface edit. `mcursor watch` and the agent fold carried files
+/// into a fresh base when idle.
+const MAX_CARRIED_FILES: usize = 2000;
 
 /// A patch ready to commit: new records of the files it replaces (this update's edits and
 /// the files earlier patches of the same base replaced), and their cache entries.
@@ -1249,7 +1291,10 @@ struct Patch {
     /// Files whose references it resolved with the whole tree's tables.
     resolved: usize,
     ids: Vec<u32>,
+    /// The cache entries of the files it resolved again.
     entries: Vec<(ParsedFile, FileMemo)>,
+    /// The cache entries of the files it carries unchanged, as stored.
+    carried: Vec<cache::StoredEntry>,
     /// The declarations of every file not in the patch, as the cache holds them, when an
     /// interface patch took them from [`BuildOptions::resident`] (given back on commit,
     /// with the tables it kept).
@@ -1283,7 +1328,7 @@ fn prepare_patch(
         .iter()
         .filter(|&&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
         .count();
-    if carried + changed.len() > MAX_PATCH_FILES {
+    if changed.len() > MAX_RESOLVED_FILES || carried > MAX_CARRIED_FILES {
         note(format_args!(
             "not a patch: {} edited and {carried} carried files",
             changed.len()
@@ -1355,7 +1400,7 @@ fn prepare_patch(
             .collect()
     });
     trace(&timer, "edited files resolved");
-    let mut rebuilt: Vec<Rebuilt> = match fitted {
+    let rebuilt: Vec<Rebuilt> = match fitted {
         Ok(fitted) => fitted
             .into_iter()
             .zip(parsed.iter_mut())
@@ -1370,49 +1415,66 @@ fn prepare_patch(
             return None;
         }
     };
-    // Files earlier patches replaced keep their records (from the store) and entries,
-    // read only now that every edit fits (an interface edit does not wait for them).
-    let carried_paths: HashSet<&str> = earlier
+    // Files earlier patches replaced keep their records (from the store) and their cache
+    // entries as stored (their ids and memos hold: this patch moves no symbol), read only
+    // now that every edit fits (an interface edit does not wait for them).
+    let carried_ids: Vec<u32> = earlier
         .iter()
-        .filter_map(|&id| store.file(id))
-        .map(|f| f.path)
-        .filter(|path| !paths.contains(path))
+        .copied()
+        .filter(|&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
         .collect();
-    let mut carried_entries = cache::load_some(&index.dir, &carried_paths);
+    let carried_paths: HashSet<&str> = carried_ids
+        .iter()
+        .filter_map(|&id| Some(store.file(id)?.path))
+        .collect();
+    let mut stored = cache::load_stored(&index.dir, &carried_paths);
     trace(&timer, "carried entries loaded");
-    for id in earlier {
-        let info = store.file(id)?;
-        if paths.contains(info.path) {
-            continue;
-        }
-        let entry = carried_entries
-            .remove(info.path)
-            .filter(|e| e.hash == info.hash)?;
-        let memo = entry.memo.clone()?;
-        let (symbols, refs) = stored_records(store, id)?;
-        rebuilt.push((entry.into_parsed(file_row(&info)), memo, symbols, refs));
+    let carried_records: Vec<(FileRow, Vec<SymbolRow<'static>>, Vec<RefRow>)> =
+        pool.install(|| {
+            carried_ids
+                .par_iter()
+                .map(|&id| {
+                    let (symbols, refs) = stored_records(store, id)?;
+                    Some((file_row(&store.file(id)?), symbols, refs))
+                })
+                .collect::<Option<_>>()
+        })?;
+    trace(&timer, "carried records read");
+    // Every replaced file's records in path order (so in id order), with the stored
+    // cache entry of each carried one; the edited files' entries are made anew.
+    let mut replaced: Vec<(FileRow, Vec<SymbolRow<'static>>, Vec<RefRow>, Option<_>)> =
+        Vec::with_capacity(rebuilt.len() + carried_records.len());
+    let mut entries = Vec::with_capacity(rebuilt.len());
+    for (parsed, memo, symbols, refs) in rebuilt {
+        replaced.push((parsed.row.clone(), symbols, refs, None));
+        entries.push((parsed, memo));
     }
-    rebuilt.sort_by(|a, b| a.0.row.path.cmp(&b.0.row.path));
-    let mut ids = Vec::with_capacity(rebuilt.len());
-    let mut files = Vec::with_capacity(rebuilt.len());
+    for (row, symbols, refs) in carried_records {
+        let entry = stored.remove(&row.path).filter(|e| e.hash == row.hash)?;
+        replaced.push((row, symbols, refs, Some(entry)));
+    }
+    replaced.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    let mut ids = Vec::with_capacity(replaced.len());
+    let mut files = Vec::with_capacity(replaced.len());
     let mut symbols = Vec::new();
     let mut refs = Vec::new();
-    let mut entries = Vec::with_capacity(rebuilt.len());
-    for (parsed, memo, file_symbols, file_refs) in rebuilt {
-        ids.push(store.file_id(&parsed.row.path)?);
-        files.push(parsed.row.clone());
+    let mut carried = Vec::with_capacity(carried_ids.len());
+    for (row, file_symbols, file_refs, stored) in replaced {
+        ids.push(store.file_id(&row.path)?);
+        files.push(row);
         symbols.extend(file_symbols);
         refs.extend(file_refs);
-        entries.push((parsed, memo));
+        carried.extend(stored);
     }
     refs.sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
-    // The patched files keep their containers (their interface), but not necessarily
-    // where they are: their implementation records move with them.
-    let facts_of: HashMap<u32, &CompactFacts> = ids
+    trace(&timer, "patch records sorted");
+    // The edited files keep their containers (their interface), but not necessarily
+    // where they are: their implementation records move with them. A carried file's
+    // records stand as the store holds them.
+    let facts_of: HashMap<u32, Option<&CompactFacts>> = entries
         .iter()
-        .zip(&entries)
-        .filter_map(|(&id, (parsed, _))| Some((id, parsed.facts.as_ref()?)))
+        .filter_map(|(parsed, _)| Some((store.file_id(&parsed.row.path)?, parsed.facts.as_ref())))
         .collect();
     let patched_symbol = |sid: u32| {
         store
@@ -1428,10 +1490,11 @@ fn prepare_patch(
             }
             continue;
         }
-        let container = facts_of
-            .get(&record.file)?
-            .containers
-            .get(record.container as usize)?;
+        let Some(facts) = facts_of.get(&record.file) else {
+            implementations.push(record);
+            continue;
+        };
+        let container = facts.as_ref()?.containers.get(record.container as usize)?;
         implementations.push(store::ImplRecord {
             line: container.start.line,
             column: container.start.column,
@@ -1449,6 +1512,7 @@ fn prepare_patch(
     }
     overrides.sort_unstable();
     overrides.dedup();
+    trace(&timer, "implementations and overrides");
     let meta = patch_meta(store, changed);
     Some(Patch {
         // The names and remap of the generation it replaces, unchanged: this patch keeps
@@ -1465,6 +1529,7 @@ fn prepare_patch(
         },
         ids,
         entries,
+        carried,
         resolved: 0,
         declarations: None,
     })
@@ -1477,8 +1542,8 @@ fn prepare_patch(
 /// changed name, closed over definitions typed by one) and the files earlier patches
 /// replaced. Untouched files keep their records and their symbols' ids; an edited file
 /// whose definitions changed takes fresh ids, remapped from its old ones. `None` (with
-/// the edits left in `parsed` for the full build) past [`MAX_PATCH_FILES`] or when an
-/// edit reaches further than names can follow.
+/// the edits left in `parsed` for the full build) past [`MAX_RESOLVED_FILES`] or
+/// [`MAX_CARRIED_FILES`], or when an edit reaches further than names can follow.
 fn prepare_interface_patch(
     index: &crate::Index,
     changes: &ChangeSet,
@@ -1660,8 +1725,7 @@ fn prepare_interface_patch(
             .partition_map(|side| side)
     });
     trace(&timer, "reached files found");
-    let affected = reached.len() + carried.len();
-    if affected > MAX_PATCH_FILES {
+    if reached.len() > MAX_RESOLVED_FILES || carried.len() > MAX_CARRIED_FILES {
         refuse(&format!(
             "{} changed names reach {} files, {} carried",
             names.len(),
@@ -2077,6 +2141,7 @@ fn prepare_interface_patch(
         resolved: resolved_ids.len(),
         ids: patched,
         entries,
+        carried: Vec::new(),
         declarations,
     })
 }

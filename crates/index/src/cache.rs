@@ -18,6 +18,7 @@
 //! most of an entry's bytes; one block for both made an interface patch decompress them
 //! all). Compressed, the cache of a large Rust tree is half its size.
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::io::Write;
 use std::path::Path;
@@ -192,18 +193,63 @@ fn read_entries(
     only: Option<&HashSet<&str>>,
     part: Part,
 ) -> HashMap<String, CacheEntry> {
-    let read = |name: &str| -> HashMap<String, CacheEntry> {
+    read_both(dir, |bytes| decode(bytes, only, part))
+}
+
+/// What `read` makes of the cache and of its patch entries, the patch's winning; a file
+/// that is missing, foreign or damaged gives nothing.
+fn read_both<T>(
+    dir: &Path,
+    read: impl Fn(&[u8]) -> Option<HashMap<String, T>>,
+) -> HashMap<String, T> {
+    let read_file = |name: &str| -> HashMap<String, T> {
         let Ok(file) = std::fs::File::open(dir.join(name)) else {
             return HashMap::new();
         };
         let Ok(map) = crate::store::map_file(&file) else {
             return HashMap::new();
         };
-        decode(&map, only, part).unwrap_or_default()
+        read(&map).unwrap_or_default()
     };
-    let mut entries = read(CACHE_FILE);
-    entries.extend(read(PATCH_CACHE_FILE));
+    let mut entries = read_file(CACHE_FILE);
+    entries.extend(read_file(PATCH_CACHE_FILE));
     entries
+}
+
+/// The entries of `paths` as stored, checked but not decoded: what a patch that carries
+/// them unchanged writes again (see [`PatchEntry::Stored`]).
+pub(crate) fn load_stored(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, StoredEntry> {
+    read_both(dir, |bytes| {
+        let entries: Option<Vec<(String, StoredEntry)>> = entry_slices(bytes, Some(paths))?
+            .par_iter()
+            .map(|&(checksum, slice)| {
+                if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
+                    return None;
+                }
+                let (path, hash) = stored_hash(slice)?;
+                let entry = StoredEntry {
+                    hash,
+                    checksum,
+                    bytes: slice.to_vec(),
+                };
+                Some((path.to_owned(), entry))
+            })
+            .collect();
+        Some(entries?.into_iter().collect())
+    })
+}
+
+/// The path and content hash of a stored entry: the hash is the first field after the
+/// path, at the start of the head's block (only that block is decompressed).
+fn stored_hash(stored: &[u8]) -> Option<(&str, u64)> {
+    let (path, path_len) = path_prefix(stored)?;
+    let after = &stored[path_len..];
+    let head_len = u32::from_le_bytes(after.get(..4)?.try_into().ok()?) as usize;
+    let head = after.get(4..4usize.checked_add(head_len)?)?;
+    let mut encoded = vec![0u8; block_size(head)?];
+    let written = lz4_flex::block::decompress_into(head.get(4..)?, &mut encoded).ok()?;
+    let (hash, _): (u64, _) = postcard::take_from_bytes(encoded.get(..written)?).ok()?;
+    Some((path, hash))
 }
 
 /// The path an encoded entry starts with (postcard: a varint length, then the bytes).
@@ -289,14 +335,11 @@ fn decompress_entry(stored: &[u8], part: Part) -> Option<Vec<u8>> {
     Some(encoded)
 }
 
-/// Decodes the entries (only those of `only`, when given).
-fn decode(
-    bytes: &[u8],
-    only: Option<&HashSet<&str>>,
-    part: Part,
-) -> Option<HashMap<String, CacheEntry>> {
+/// The stored entries of a cache file (only those of `only`, when given), each with its
+/// checksum; `None` for a file of another format or layout, or one cut short.
+fn entry_slices<'a>(bytes: &'a [u8], only: Option<&HashSet<&str>>) -> Option<Vec<(u64, &'a [u8])>> {
     let mut at = 0usize;
-    let mut take = |n: usize| -> Option<&[u8]> {
+    let mut take = |n: usize| -> Option<&'a [u8]> {
         let slice = bytes.get(at..at.checked_add(n)?)?;
         at += n;
         Some(slice)
@@ -324,10 +367,16 @@ fn decode(
             slices.push((checksum, slice));
         }
     }
-    if at != bytes.len() {
-        return None;
-    }
-    let entries: Option<Vec<CacheEntry>> = slices
+    (at == bytes.len()).then_some(slices)
+}
+
+/// Decodes the entries (only those of `only`, when given).
+fn decode(
+    bytes: &[u8],
+    only: Option<&HashSet<&str>>,
+    part: Part,
+) -> Option<HashMap<String, CacheEntry>> {
+    let entries: Option<Vec<CacheEntry>> = entry_slices(bytes, only)?
         .par_iter()
         .map(|&(checksum, slice)| {
             if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
@@ -414,13 +463,30 @@ fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Encoded {
     }
 }
 
+/// One file's entry as a cache file is written: encoded from its facts and memo, or
+/// carried unchanged from the cache it was read from.
+pub(crate) enum PatchEntry<'a> {
+    Encode(&'a ParsedFile, Option<&'a FileMemo>),
+    Stored(&'a StoredEntry),
+}
+
+/// An entry as the cache stores it (compressed, with its checksum), read by
+/// [`load_stored`] without being decoded.
+#[derive(Debug)]
+pub(crate) struct StoredEntry {
+    /// The content hash of the file it was made from.
+    pub hash: u64,
+    checksum: u64,
+    bytes: Vec<u8>,
+}
+
 /// Writes the cache of `dir` for a full resolution: every file with its memo (in the
 /// same order), replacing any patch entries.
 pub(crate) fn write(dir: &Path, files: &[ParsedFile], memos: &[FileMemo]) -> Result<()> {
-    let entries: Vec<(&ParsedFile, Option<&FileMemo>)> = files
+    let entries: Vec<PatchEntry<'_>> = files
         .iter()
         .enumerate()
-        .map(|(i, f)| (f, memos.get(i)))
+        .map(|(i, f)| PatchEntry::Encode(f, memos.get(i)))
         .collect();
     write_file(dir, CACHE_FILE, &entries)?;
     match std::fs::remove_file(dir.join(PATCH_CACHE_FILE)) {
@@ -433,11 +499,11 @@ pub(crate) fn write(dir: &Path, files: &[ParsedFile], memos: &[FileMemo]) -> Res
 }
 
 /// Writes the entries of every patched file (cumulative since the last full write).
-pub(crate) fn write_patch(dir: &Path, entries: &[(&ParsedFile, Option<&FileMemo>)]) -> Result<()> {
+pub(crate) fn write_patch(dir: &Path, entries: &[PatchEntry<'_>]) -> Result<()> {
     write_file(dir, PATCH_CACHE_FILE, entries)
 }
 
-fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]) -> Result<()> {
+fn write_file(dir: &Path, name: &str, files: &[PatchEntry<'_>]) -> Result<()> {
     let path = dir.join(name);
     let tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
@@ -452,15 +518,20 @@ fn write_file(dir: &Path, name: &str, files: &[(&ParsedFile, Option<&FileMemo>)]
     out.write_all(&header).at(&path)?;
     // Encoded in parallel a chunk at a time, so only one chunk's bytes are in memory.
     for chunk in files.chunks(256) {
-        let encoded: Vec<Vec<u8>> = chunk
+        let encoded: Vec<(u64, Cow<'_, [u8]>)> = chunk
             .par_iter()
-            .map(|(file, memo)| compress_entry(&encode_entry(file, *memo)))
+            .map(|entry| match entry {
+                PatchEntry::Encode(file, memo) => {
+                    let bytes = compress_entry(&encode_entry(file, *memo));
+                    (xxhash_rust::xxh3::xxh3_64(&bytes), Cow::Owned(bytes))
+                }
+                PatchEntry::Stored(stored) => (stored.checksum, Cow::Borrowed(&stored.bytes[..])),
+            })
             .collect();
-        for bytes in &encoded {
+        for (checksum, bytes) in &encoded {
             out.write_all(&(bytes.len() as u32).to_le_bytes())
                 .at(&path)?;
-            out.write_all(&xxhash_rust::xxh3::xxh3_64(bytes).to_le_bytes())
-                .at(&path)?;
+            out.write_all(&checksum.to_le_bytes()).at(&path)?;
             out.write_all(bytes).at(&path)?;
         }
     }
@@ -575,6 +646,56 @@ mod tests {
         };
         assert_eq!(summary(&a.facts), summary(&written[0].facts));
         assert_eq!(summary(&a.facts).map(|s| (s.3, s.4)), Some((1, 1)));
+    }
+
+    #[test]
+    fn stored_entries_are_carried_into_a_patch_unchanged() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let memo = FileMemo {
+            uses: vec![(11, Outcome::Resolved(3))],
+            imports: Vec::new(),
+            heads: Vec::new(),
+        };
+        let (a, b) = (parsed("a.rs"), parsed("b.rs"));
+        write(
+            dir.path(),
+            std::slice::from_ref(&a),
+            std::slice::from_ref(&memo),
+        )
+        .expect("write");
+        let stored = load_stored(dir.path(), &HashSet::from(["a.rs", "missing.rs"]));
+        assert_eq!(stored.len(), 1, "only what the cache holds");
+        assert_eq!(stored["a.rs"].hash, a.row.hash);
+        let before = std::fs::read(dir.path().join(CACHE_FILE)).expect("read");
+        let entries = [
+            PatchEntry::Stored(&stored["a.rs"]),
+            PatchEntry::Encode(&b, Some(&memo)),
+        ];
+        write_patch(dir.path(), &entries).expect("write patch");
+        let after = std::fs::read(dir.path().join(PATCH_CACHE_FILE)).expect("read");
+        // The carried entry is written byte for byte as the cache held it.
+        let a_bytes = &stored["a.rs"].bytes;
+        assert!(before.windows(a_bytes.len()).any(|w| w == &a_bytes[..]));
+        assert!(after.windows(a_bytes.len()).any(|w| w == &a_bytes[..]));
+        let read = load(dir.path());
+        assert_eq!(read.len(), 2);
+        assert_eq!(
+            read["a.rs"].memo.as_ref().map(|m| m.uses.clone()),
+            Some(memo.uses)
+        );
+        assert!(
+            read["b.rs"]
+                .facts
+                .as_ref()
+                .is_some_and(CompactFacts::has_uses)
+        );
+        // A damaged stored entry is not carried.
+        let mut damaged = before.clone();
+        let last = damaged.len() - 1;
+        damaged[last] ^= 0x5A;
+        std::fs::write(dir.path().join(CACHE_FILE), &damaged).expect("write");
+        std::fs::remove_file(dir.path().join(PATCH_CACHE_FILE)).expect("remove");
+        assert!(load_stored(dir.path(), &HashSet::from(["a.rs"])).is_empty());
     }
 
     #[test]

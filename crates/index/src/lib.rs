@@ -45,8 +45,8 @@ pub mod watch;
 use std::path::{Path, PathBuf};
 
 pub use build::{
-    BuildOptions, BuildSummary, Cancel, Change, ChangedFile, Changes, ParseOnlyReport, Progress,
-    build_index, check_root, decode_source, parse_only,
+    BuildOptions, BuildSummary, Cancel, Change, ChangedFile, Changes, FoldPolicy, ParseOnlyReport,
+    Progress, build_index, check_root, decode_source, parse_only,
 };
 pub use error::{IndexError, Result};
 pub use export::{EdgeKind, ExportEdge, ExportSymbol};

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::build::{BuildOptions, Progress, build_index};
+use crate::build::{BuildOptions, Cancel, FoldPolicy, Progress, build_index};
 use crate::error::{IndexError, Result};
 use crate::lock::LockWait;
 use crate::query::Index;
@@ -68,6 +68,11 @@ struct Shared {
     catch_up: Mutex<CatchUp>,
     /// Signalled when the catch-up thread has indexed every queued change.
     caught_up: Condvar,
+    /// Signalled when the reader changes files or goes away: a thread waiting for a
+    /// quiet spell to fold the patches gives up.
+    changed: Condvar,
+    /// When the catch-up thread folds the patches of the reader's edits.
+    fold: FoldPolicy,
 }
 
 struct LiveState {
@@ -82,6 +87,12 @@ struct CatchUp {
     queued: Option<Queued>,
     /// A thread is indexing (it runs until nothing is queued).
     running: bool,
+    /// How many changes the reader reported (a fold waits for a spell without one).
+    changes: u64,
+    /// The fold under way, cancelled by the reader's next change.
+    folding: Option<Cancel>,
+    /// The reader went away: no fold starts.
+    closed: bool,
 }
 
 /// What the next catch-up update indexes.
@@ -112,6 +123,15 @@ impl CatchUp {
 
 impl LiveIndex {
     pub fn new(root: &Path) -> LiveIndex {
+        Self::with_fold(root, FoldPolicy::default())
+    }
+
+    /// A live index whose own edits are folded into a fresh base by `fold`: after the
+    /// catch-up thread has indexed them, it waits for `fold.idle` without another change
+    /// and, when the patches then carry `fold.after_files` files or more, resolves the
+    /// tree again from its cached facts ([`BuildOptions::compact`]); the reader's next
+    /// change cancels it. A running `mcursor watch` folds on its own instead.
+    pub fn with_fold(root: &Path, fold: FoldPolicy) -> LiveIndex {
         LiveIndex {
             shared: Arc::new(Shared {
                 root: root.to_path_buf(),
@@ -122,6 +142,8 @@ impl LiveIndex {
                 resident: ResidentDeclarations::new(),
                 catch_up: Mutex::new(CatchUp::default()),
                 caught_up: Condvar::new(),
+                changed: Condvar::new(),
+                fold,
             }),
         }
     }
@@ -149,6 +171,13 @@ impl LiveIndex {
     pub fn after_change(&self, changed: Option<Vec<PathBuf>>) {
         let mut catch_up = self.shared.lock_catch_up();
         catch_up.queue(changed);
+        catch_up.changes += 1;
+        // A fold under way stops (between files) rather than hold the lock this update
+        // waits for; it is tried again after the next quiet spell.
+        if let Some(folding) = &catch_up.folding {
+            folding.cancel();
+        }
+        self.shared.changed.notify_all();
         if catch_up.running {
             return;
         }
@@ -157,7 +186,10 @@ impl LiveIndex {
         let shared = Arc::clone(&self.shared);
         let spawned = std::thread::Builder::new()
             .name("mcursor-catch-up".into())
-            .spawn(move || shared.catch_up());
+            .spawn(move || {
+                shared.catch_up();
+                shared.fold_when_quiet();
+            });
         if spawned.is_err() {
             // No thread to be had: index the change here, as before the catch-up thread.
             self.shared.catch_up();
@@ -178,9 +210,16 @@ impl LiveIndex {
 }
 
 impl Drop for LiveIndex {
-    /// A reader that goes away (the agent's session ends) leaves its changes indexed.
+    /// A reader that goes away (the agent's session ends) leaves its changes indexed,
+    /// and stops a fold (the index stays correct without it).
     fn drop(&mut self) {
         self.settle();
+        let mut catch_up = self.shared.lock_catch_up();
+        catch_up.closed = true;
+        if let Some(folding) = &catch_up.folding {
+            folding.cancel();
+        }
+        self.shared.changed.notify_all();
     }
 }
 
@@ -238,6 +277,60 @@ impl Shared {
                 Queued::Walk => None,
             });
         }
+    }
+
+    /// After the catch-up thread has indexed the reader's changes: waits for a spell of
+    /// `fold.idle` without another, then folds the patches into a fresh base when they
+    /// carry enough files (see [`LiveIndex::with_fold`]). A change during the wait ends
+    /// it (its own catch-up thread waits again after it); a change during the fold
+    /// cancels it.
+    fn fold_when_quiet(&self) {
+        let mut catch_up = self.lock_catch_up();
+        let seen = catch_up.changes;
+        let quiet_from = Instant::now();
+        loop {
+            if catch_up.closed || catch_up.changes != seen || catch_up.folding.is_some() {
+                return;
+            }
+            let Some(left) = self.fold.idle.checked_sub(quiet_from.elapsed()) else {
+                break;
+            };
+            if left.is_zero() {
+                break;
+            }
+            catch_up = match self.changed.wait_timeout(catch_up, left) {
+                Ok((guard, _)) => guard,
+                Err(poisoned) => poisoned.into_inner().0,
+            };
+        }
+        let dir = self.root.join(crate::walk::INDEX_DIR);
+        if crate::fresh::live_watcher(&dir).is_some() {
+            return;
+        }
+        let Some(carried) = self.fold.due(&self.root) else {
+            return;
+        };
+        let cancel = Cancel::new();
+        catch_up.folding = Some(cancel.clone());
+        drop(catch_up);
+        let options = BuildOptions {
+            compact: true,
+            cancel: Some(cancel),
+            // Another writer means the tree is being indexed anyway: no fold this time.
+            lock_wait: LockWait::Fail,
+            // Declarations held for the reader's interface edits are made again by the
+            // fold; a reader that holds none is not made to hold them.
+            resident: self.resident.holds_any().then(|| self.resident.clone()),
+            ..BuildOptions::default()
+        };
+        match build_index(&self.root, &options, &|_| {}) {
+            Ok(_) => crate::trace::note(format_args!("folded {carried} carried files")),
+            Err(IndexError::Cancelled) => {
+                crate::trace::note(format_args!("fold cancelled by a change"))
+            }
+            Err(e) => crate::trace::note(format_args!("fold not done: {e}")),
+        }
+        self.lock_catch_up().folding = None;
     }
 
     /// Indexes one change of the reader's (see [`LiveIndex::after_change`]).
@@ -508,6 +601,61 @@ mod tests {
         let index = live.get(&|_| {}).expect("get");
         assert!(found(&index, "third") && !found(&index, "second"));
         assert_eq!(live.shared.resident.held_files(&root), Some(2));
+    }
+
+    /// The reader's edits leave patches carrying files; after a quiet spell the
+    /// catch-up thread folds them into a fresh base, which answers as the patches did.
+    /// A change during the spell puts the fold off until a spell after it.
+    #[test]
+    fn a_readers_patches_are_folded_when_it_is_quiet() {
+        let (_dir, root, lib) = lib_tree();
+        let fold = FoldPolicy {
+            idle: Duration::from_millis(400),
+            after_files: 2,
+        };
+        let live = LiveIndex::with_fold(&root, fold);
+        live.get(&|_| {}).expect("built");
+        let carried = || {
+            Index::open(&root)
+                .expect("open")
+                .store()
+                .patched_files()
+                .len()
+        };
+        let other = root.join("src/other.rs");
+        std::fs::write(
+            &lib,
+            "pub fn first() { let _ = 1; }
+",
+        )
+        .expect("write");
+        live.after_change(Some(vec![lib.clone()]));
+        live.settle();
+        assert_eq!(carried(), 1, "one file patched: below the fold's threshold");
+        std::fs::write(
+            &other,
+            "pub fn other() { let _ = 2; }
+",
+        )
+        .expect("write");
+        live.after_change(Some(vec![other.clone()]));
+        live.settle();
+        assert_eq!(carried(), 2, "folded before its quiet spell");
+        let waited = Instant::now();
+        while carried() != 0 {
+            assert!(
+                waited.elapsed() < Duration::from_secs(30),
+                "the patches were never folded"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        assert!(
+            waited.elapsed() >= Duration::from_millis(300),
+            "no quiet spell"
+        );
+        let index = live.get(&|_| {}).expect("get");
+        assert!(found(&index, "first") && found(&index, "other"));
+        assert_eq!(index.store().base_generation(), index.generation());
     }
 
     /// What `warm_languages` compiles, and in which order.

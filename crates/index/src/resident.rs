@@ -230,6 +230,11 @@ impl ResidentDeclarations {
             });
     }
 
+    /// Whether any declarations are held (for whichever generation).
+    pub(crate) fn holds_any(&self) -> bool {
+        self.lock().is_some()
+    }
+
     /// How many files' declarations are held for the index of `root` as it is now
     /// (`None`: none held, or not for its current generation).
     pub fn held_files(&self, root: &Path) -> Option<usize> {

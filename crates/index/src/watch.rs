@@ -17,7 +17,7 @@ use std::time::Duration;
 use notify_debouncer_full::notify::{self, RecursiveMode};
 use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
 
-use crate::build::{BuildOptions, BuildSummary, Cancel, build_index};
+use crate::build::{BuildOptions, BuildSummary, Cancel, FoldPolicy, build_index};
 use crate::error::{IndexError, Result};
 use crate::resident::ResidentDeclarations;
 use crate::walk::INDEX_DIR;
@@ -34,18 +34,14 @@ pub struct WatchOptions {
     /// network file systems (NFS, SMB, sshfs) and some container mounts send none. The
     /// loop also polls when the OS refuses to watch the tree.
     pub poll: bool,
-    /// After this long without a change, an index whose patches carry at least
-    /// `compact_after_files` files is resolved again in full from its cached facts
-    /// ([`BuildOptions::compact`]): every later patch carries those files again, so
-    /// small edits grow slower until the patches are folded into a new base.
-    pub compact_idle: Duration,
-    pub compact_after_files: usize,
+    /// When the patches are folded into a new base, on a thread beside the loop.
+    pub fold: FoldPolicy,
     /// Keep every file's declarations in memory between updates
     /// ([`BuildOptions::resident`]): an edit that changes an interface then skips
     /// decoding them from the facts cache (about 0.5 s on a tree of 16,000 files), for
     /// the memory they take decoded (there, an idle watcher's RSS 40 → 420 MiB).
     pub hold_declarations: bool,
-    /// Called once per quiet spell of `compact_idle` with no compaction running: gives
+    /// Called once per quiet spell of `fold.idle` with no compaction running: gives
     /// the memory the updates freed back to the OS. The binary owns the allocator; it
     /// may keep freed memory between updates (reused, it costs no page faults) and
     /// release it here.
@@ -59,8 +55,7 @@ impl Default for WatchOptions {
             debounce: Duration::from_millis(20),
             poll_interval: Duration::from_secs(2),
             poll: false,
-            compact_idle: Duration::from_secs(10),
-            compact_after_files: 32,
+            fold: FoldPolicy::default(),
             hold_declarations: true,
             release_memory: None,
         }
@@ -214,7 +209,7 @@ pub fn watch(
         Ok(summary) => report(WatchEvent::Ready(summary)),
         Err(e) => report(WatchEvent::Failed(e.to_string())),
     }
-    let mut quiet = Quiet::new(options.compact_idle, options.release_memory);
+    let mut quiet = Quiet::new(options.fold.idle, options.release_memory);
     let Some(debouncer) = notified else {
         let mut last_scan = std::time::Instant::now();
         while !stop() {
@@ -320,7 +315,7 @@ pub fn watch(
     Ok(())
 }
 
-/// A compaction running beside the loop (see [`WatchOptions::compact_idle`]): the patches
+/// A compaction running beside the loop (see [`WatchOptions::fold`]): the patches
 /// folded into a new base on a thread of its own, so that a change made meanwhile
 /// cancels it instead of waiting for it (on a tree of 16,000 files it takes about 9 s).
 #[derive(Default)]
@@ -344,10 +339,9 @@ impl Compaction {
         if self.running.is_some() {
             return;
         }
-        let carried = crate::Index::open(root).map_or(0, |i| i.store().patched_files().len());
-        if carried < options.compact_after_files.max(1) {
+        let Some(carried) = options.fold.due(root) else {
             return;
-        }
+        };
         let cancel = Cancel::new();
         let build = BuildOptions {
             compact: true,
