@@ -524,9 +524,11 @@ fn update(
         let committed = commit_generation(writer, &dir, &started, generation, Some(base), || {
             let path = store::write_patch(&dir, patch.data, generation, base, &patch.ids)?;
             trace(&started, "patch written");
-            let entries: Vec<cache::PatchEntry<'_>> = (patch.entries.iter())
-                .map(|(f, m)| cache::PatchEntry::Encode(f, Some(m)))
-                .chain(patch.carried.iter().map(cache::PatchEntry::Stored))
+            let entries: Vec<cache::EntryToWrite<'_>> = patch
+                .entries
+                .iter()
+                .map(|(f, m)| cache::EntryToWrite::Encode(f, Some(m)))
+                .chain(patch.carried.iter().map(cache::EntryToWrite::Stored))
                 .collect();
             cache::write_patch(&dir, &entries)?;
             if !targeted {
@@ -1280,8 +1282,8 @@ const MAX_RESOLVED_FILES: usize = 1000;
 /// [`MAX_RESOLVED_FILES`] because a carried file costs a small part of a resolved one
 /// (on `rustreg`, 0.25 ms to a comment edit, 0.4 ms to an interface edit, against a full
 /// resolution's 5 s): at this bound they add about 0.45 s to a comment edit and 0.7 s to
-/// an interface edit. `mcursor watch` and the agent fold carried files
-/// into a fresh base when idle.
+/// an interface edit. `mcursor watch` and the agent fold them into a fresh base when
+/// idle ([`FoldPolicy`]).
 const MAX_CARRIED_FILES: usize = 2000;
 
 /// A patch ready to commit: new records of the files it replaces (this update's edits and
@@ -1324,14 +1326,16 @@ fn prepare_patch(
     // A patch carries every file patched since the last full resolution and not edited
     // now, so its cost grows with them: past this many, resolve in full and start a
     // fresh base.
-    let carried = earlier
+    let carried_ids: Vec<u32> = earlier
         .iter()
-        .filter(|&&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
-        .count();
-    if changed.len() > MAX_RESOLVED_FILES || carried > MAX_CARRIED_FILES {
+        .copied()
+        .filter(|&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
+        .collect();
+    if changed.len() > MAX_RESOLVED_FILES || carried_ids.len() > MAX_CARRIED_FILES {
         note(format_args!(
-            "not a patch: {} edited and {carried} carried files",
-            changed.len()
+            "not a patch: {} edited and {} carried files",
+            changed.len(),
+            carried_ids.len()
         ));
         return None;
     }
@@ -1418,11 +1422,6 @@ fn prepare_patch(
     // Files earlier patches replaced keep their records (from the store) and their cache
     // entries as stored (their ids and memos hold: this patch moves no symbol), read only
     // now that every edit fits (an interface edit does not wait for them).
-    let carried_ids: Vec<u32> = earlier
-        .iter()
-        .copied()
-        .filter(|&id| store.file(id).is_some_and(|f| !paths.contains(f.path)))
-        .collect();
     let carried_paths: HashSet<&str> = carried_ids
         .iter()
         .filter_map(|&id| Some(store.file(id)?.path))

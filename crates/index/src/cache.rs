@@ -16,7 +16,9 @@
 //! noticed, a lookup of a few paths decompresses only theirs, and a reader that wants
 //! only the declarations decompresses and decodes only the first message (the uses are
 //! most of an entry's bytes; one block for both made an interface patch decompress them
-//! all). Compressed, the cache of a large Rust tree is half its size.
+//! all). Compressed, the cache of a large Rust tree is half its size. A patch that
+//! carries a file unchanged writes its entry again as stored ([`load_stored`], its
+//! content hash read from the start of the head's block), without decoding it.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -65,7 +67,8 @@ pub(crate) struct CacheEntry {
 }
 
 /// The first part of an entry as written: the file's record, its declarations and the
-/// container heads its resolution recorded (what every reader takes).
+/// container heads its resolution recorded (what every reader takes). `hash` stays the
+/// first field after `path`: [`stored_hash`] reads it without decoding the rest.
 #[derive(Serialize)]
 struct EntryHeadRef<'a> {
     path: &'a str,
@@ -217,7 +220,7 @@ fn read_both<T>(
 }
 
 /// The entries of `paths` as stored, checked but not decoded: what a patch that carries
-/// them unchanged writes again (see [`PatchEntry::Stored`]).
+/// them unchanged writes again (see [`EntryToWrite::Stored`]).
 pub(crate) fn load_stored(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, StoredEntry> {
     read_both(dir, |bytes| {
         let entries: Option<Vec<(String, StoredEntry)>> = entry_slices(bytes, Some(paths))?
@@ -465,7 +468,7 @@ fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Encoded {
 
 /// One file's entry as a cache file is written: encoded from its facts and memo, or
 /// carried unchanged from the cache it was read from.
-pub(crate) enum PatchEntry<'a> {
+pub(crate) enum EntryToWrite<'a> {
     Encode(&'a ParsedFile, Option<&'a FileMemo>),
     Stored(&'a StoredEntry),
 }
@@ -483,10 +486,10 @@ pub(crate) struct StoredEntry {
 /// Writes the cache of `dir` for a full resolution: every file with its memo (in the
 /// same order), replacing any patch entries.
 pub(crate) fn write(dir: &Path, files: &[ParsedFile], memos: &[FileMemo]) -> Result<()> {
-    let entries: Vec<PatchEntry<'_>> = files
+    let entries: Vec<EntryToWrite<'_>> = files
         .iter()
         .enumerate()
-        .map(|(i, f)| PatchEntry::Encode(f, memos.get(i)))
+        .map(|(i, f)| EntryToWrite::Encode(f, memos.get(i)))
         .collect();
     write_file(dir, CACHE_FILE, &entries)?;
     match std::fs::remove_file(dir.join(PATCH_CACHE_FILE)) {
@@ -499,11 +502,11 @@ pub(crate) fn write(dir: &Path, files: &[ParsedFile], memos: &[FileMemo]) -> Res
 }
 
 /// Writes the entries of every patched file (cumulative since the last full write).
-pub(crate) fn write_patch(dir: &Path, entries: &[PatchEntry<'_>]) -> Result<()> {
+pub(crate) fn write_patch(dir: &Path, entries: &[EntryToWrite<'_>]) -> Result<()> {
     write_file(dir, PATCH_CACHE_FILE, entries)
 }
 
-fn write_file(dir: &Path, name: &str, files: &[PatchEntry<'_>]) -> Result<()> {
+fn write_file(dir: &Path, name: &str, files: &[EntryToWrite<'_>]) -> Result<()> {
     let path = dir.join(name);
     let tmp = tempfile::NamedTempFile::new_in(dir).at(dir)?;
     let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
@@ -521,11 +524,11 @@ fn write_file(dir: &Path, name: &str, files: &[PatchEntry<'_>]) -> Result<()> {
         let encoded: Vec<(u64, Cow<'_, [u8]>)> = chunk
             .par_iter()
             .map(|entry| match entry {
-                PatchEntry::Encode(file, memo) => {
+                EntryToWrite::Encode(file, memo) => {
                     let bytes = compress_entry(&encode_entry(file, *memo));
                     (xxhash_rust::xxh3::xxh3_64(&bytes), Cow::Owned(bytes))
                 }
-                PatchEntry::Stored(stored) => (stored.checksum, Cow::Borrowed(&stored.bytes[..])),
+                EntryToWrite::Stored(stored) => (stored.checksum, Cow::Borrowed(&stored.bytes[..])),
             })
             .collect();
         for (checksum, bytes) in &encoded {
@@ -668,8 +671,8 @@ mod tests {
         assert_eq!(stored["a.rs"].hash, a.row.hash);
         let before = std::fs::read(dir.path().join(CACHE_FILE)).expect("read");
         let entries = [
-            PatchEntry::Stored(&stored["a.rs"]),
-            PatchEntry::Encode(&b, Some(&memo)),
+            EntryToWrite::Stored(&stored["a.rs"]),
+            EntryToWrite::Encode(&b, Some(&memo)),
         ];
         write_patch(dir.path(), &entries).expect("write patch");
         let after = std::fs::read(dir.path().join(PATCH_CACHE_FILE)).expect("read");

@@ -68,8 +68,8 @@ struct Shared {
     catch_up: Mutex<CatchUp>,
     /// Signalled when the catch-up thread has indexed every queued change.
     caught_up: Condvar,
-    /// Signalled when the reader changes files or goes away: a thread waiting for a
-    /// quiet spell to fold the patches gives up.
+    /// Signalled when the reader changes files or goes away (a thread waiting for a
+    /// quiet spell to fold the patches gives up) and when a fold ends.
     changed: Condvar,
     /// When the catch-up thread folds the patches of the reader's edits.
     fold: FoldPolicy,
@@ -288,16 +288,16 @@ impl Shared {
         let mut catch_up = self.lock_catch_up();
         let seen = catch_up.changes;
         let quiet_from = Instant::now();
+        // A fold that a change cancelled may still be stopping: this one waits for it.
         loop {
-            if catch_up.closed || catch_up.changes != seen || catch_up.folding.is_some() {
+            if catch_up.closed || catch_up.changes != seen {
                 return;
             }
-            let Some(left) = self.fold.idle.checked_sub(quiet_from.elapsed()) else {
-                break;
+            let left = match self.fold.idle.checked_sub(quiet_from.elapsed()) {
+                Some(left) if !left.is_zero() => left,
+                _ if catch_up.folding.is_some() => Duration::from_millis(100),
+                _ => break,
             };
-            if left.is_zero() {
-                break;
-            }
             catch_up = match self.changed.wait_timeout(catch_up, left) {
                 Ok((guard, _)) => guard,
                 Err(poisoned) => poisoned.into_inner().0,
@@ -331,6 +331,7 @@ impl Shared {
             Err(e) => crate::trace::note(format_args!("fold not done: {e}")),
         }
         self.lock_catch_up().folding = None;
+        self.changed.notify_all();
     }
 
     /// Indexes one change of the reader's (see [`LiveIndex::after_change`]).
@@ -623,21 +624,11 @@ mod tests {
                 .len()
         };
         let other = root.join("src/other.rs");
-        std::fs::write(
-            &lib,
-            "pub fn first() { let _ = 1; }
-",
-        )
-        .expect("write");
+        std::fs::write(&lib, "pub fn first() { let _ = 1; }\n").expect("write");
         live.after_change(Some(vec![lib.clone()]));
         live.settle();
         assert_eq!(carried(), 1, "one file patched: below the fold's threshold");
-        std::fs::write(
-            &other,
-            "pub fn other() { let _ = 2; }
-",
-        )
-        .expect("write");
+        std::fs::write(&other, "pub fn other() { let _ = 2; }\n").expect("write");
         live.after_change(Some(vec![other.clone()]));
         live.settle();
         assert_eq!(carried(), 2, "folded before its quiet spell");
@@ -656,6 +647,25 @@ mod tests {
         let index = live.get(&|_| {}).expect("get");
         assert!(found(&index, "first") && found(&index, "other"));
         assert_eq!(index.store().base_generation(), index.generation());
+    }
+
+    /// A change while a fold runs cancels it (the update then takes the lock as soon as
+    /// the fold stops), and so does the reader going away.
+    #[test]
+    fn a_change_or_the_readers_end_cancels_a_fold() {
+        let (_dir, root, lib) = lib_tree();
+        let live = LiveIndex::new(&root);
+        live.get(&|_| {}).expect("built");
+        let fold = Cancel::new();
+        live.shared.lock_catch_up().folding = Some(fold.clone());
+        std::fs::write(&lib, "pub fn second() {}\n").expect("write");
+        live.after_change(Some(vec![lib.clone()]));
+        assert!(fold.is_cancelled());
+        assert!(found(&live.get(&|_| {}).expect("get"), "second"));
+        let fold = Cancel::new();
+        live.shared.lock_catch_up().folding = Some(fold.clone());
+        drop(live);
+        assert!(fold.is_cancelled());
     }
 
     /// What `warm_languages` compiles, and in which order.
