@@ -11,14 +11,17 @@
 //! (u32), the extraction fingerprint (u32 length + bytes), the entry count (u64), then
 //! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes: two
 //! postcard messages, the file's record, declarations and container heads first (the
-//! path its first field), then its uses and their outcomes; each message but the path is
-//! compressed as an LZ4 block of its own. Entries decode in parallel, a damaged one is
-//! noticed, a lookup of a few paths decompresses only theirs, and a reader that wants
-//! only the declarations decompresses and decodes only the first message (the uses are
-//! most of an entry's bytes; one block for both made an interface patch decompress them
-//! all). Compressed, the cache of a large Rust tree is half its size. A patch that
-//! carries a file unchanged writes its entry again as stored ([`load_stored`], its
-//! content hash read from the start of the head's block), without decoding it.
+//! path its first field), then its definitions' texts and the outcomes of its uses; each
+//! message but the path is compressed as an LZ4 block of its own, each block's length
+//! before it. Last come the file's references, packed as the facts hold them
+//! ([`PackedRefs`]: their own LZ4 block, unpacked only when the file is resolved, and
+//! written back as they are). Entries decode in parallel, a damaged one is noticed, a
+//! lookup of a few paths decompresses only theirs, and a reader that wants only the
+//! declarations decompresses and decodes only the first message (the uses are most of an
+//! entry's bytes; one block for both made an interface patch decompress them all).
+//! Compressed, the cache of a large Rust tree is half its size. A patch that carries a
+//! file unchanged writes its entry again as stored ([`load_stored`], its content hash
+//! read from the start of the head's block), without decoding it.
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -30,8 +33,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{IndexError, IoContext, Result};
 use crate::resolve::{
-    CompactFacts, ContainerHead, Declarations, DeclarationsRef, FileMemo, Outcome, ParsedFile,
-    Uses, UsesRef,
+    CompactFacts, ContainerHead, Declarations, DeclarationsRef, FileMemo, Outcome, PackedRefs,
+    ParsedFile, Uses, UsesRef,
 };
 use crate::store::FORMAT_VERSION;
 use crate::store::FileRow;
@@ -39,9 +42,9 @@ use crate::store::FileRow;
 const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
 /// strings as one text, definitions' name order stored, container heads in the memo, the
-/// uses after everything else; 5: the uses compressed apart); a cache of another layout
-/// is ignored.
-const LAYOUT_VERSION: u32 = 5;
+/// uses after everything else; 5: the uses compressed apart; 6: the references packed
+/// apart, every block's length stored); a cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 6;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -94,8 +97,8 @@ struct EntryHead {
     heads: Option<Vec<ContainerHead>>,
 }
 
-/// The second part: the file's uses and how they resolved (what only a resolution of the
-/// file itself, or a patch of it, reads).
+/// The second part: the file's uses but its references, and how its uses resolved (what
+/// only a resolution of the file itself, or a patch of it, reads).
 #[derive(Serialize)]
 struct EntryUsesRef<'a> {
     uses: Option<UsesRef<'a>>,
@@ -249,9 +252,7 @@ fn stored_hash(stored: &[u8]) -> Option<(&str, u64)> {
     let after = &stored[path_len..];
     let head_len = u32::from_le_bytes(after.get(..4)?.try_into().ok()?) as usize;
     let head = after.get(4..4usize.checked_add(head_len)?)?;
-    let mut encoded = vec![0u8; block_size(head)?];
-    let written = lz4_flex::block::decompress_into(head.get(4..)?, &mut encoded).ok()?;
-    let (hash, _): (u64, _) = postcard::take_from_bytes(encoded.get(..written)?).ok()?;
+    let (hash, _): (u64, _) = postcard::take_from_bytes(&decompress_block(head)?).ok()?;
     Some((path, hash))
 }
 
@@ -279,25 +280,30 @@ fn path_prefix(bytes: &[u8]) -> Option<(&str, usize)> {
     Some((std::str::from_utf8(bytes.get(at..end)?).ok()?, end))
 }
 
-/// An entry's two postcard messages (see the module docs), uncompressed.
-struct Encoded {
+/// An entry's two postcard messages (see the module docs), uncompressed, and its packed
+/// references.
+struct Encoded<'a> {
     head: Vec<u8>,
     uses: Vec<u8>,
+    references: &'a [u8],
 }
 
-/// An entry as stored: the head message's path, the compressed length of the head's
-/// block (u32), the block of the rest of the head, then the uses' block; each block is
-/// LZ4 with its uncompressed size before it.
-fn compress_entry(encoded: &Encoded) -> Vec<u8> {
+/// An entry as stored: the head message's path, then the head's block (the rest of the
+/// head), the uses' block and the packed references, each with its length (u32) before
+/// it; each block is LZ4 with its uncompressed size first.
+fn compress_entry(encoded: &Encoded<'_>) -> Vec<u8> {
     let (_, path_len) = path_prefix(&encoded.head).unwrap_or(("", 0));
     let (path, rest) = encoded.head.split_at(path_len);
     let head = lz4_flex::block::compress_prepend_size(rest);
     let uses = lz4_flex::block::compress_prepend_size(&encoded.uses);
-    let mut stored = Vec::with_capacity(path_len + 4 + head.len() + uses.len());
+    let parts = [&head[..], &uses[..], encoded.references];
+    let mut stored =
+        Vec::with_capacity(path_len + parts.iter().map(|part| 4 + part.len()).sum::<usize>());
     stored.extend_from_slice(path);
-    stored.extend_from_slice(&(head.len() as u32).to_le_bytes());
-    stored.extend_from_slice(&head);
-    stored.extend_from_slice(&uses);
+    for part in parts {
+        stored.extend_from_slice(&(part.len() as u32).to_le_bytes());
+        stored.extend_from_slice(part);
+    }
     stored
 }
 
@@ -307,19 +313,40 @@ fn block_size(block: &[u8]) -> Option<usize> {
     (size <= block.len().saturating_mul(MAX_EXPANSION)).then_some(size)
 }
 
+/// One LZ4 block with its uncompressed size first, decompressed; `None` when damaged.
+pub(crate) fn decompress_block(block: &[u8]) -> Option<Vec<u8>> {
+    let size = block_size(block)?;
+    let mut out = vec![0u8; size];
+    let written = lz4_flex::block::decompress_into(block.get(4..)?, &mut out).ok()?;
+    (written == size).then_some(out)
+}
+
+/// The part of `bytes` that their first four bytes give the length of, and what follows.
+fn length_prefixed(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
+    let len = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?) as usize;
+    let part = bytes.get(4..4usize.checked_add(len)?)?;
+    Some((part, &bytes[4 + len..]))
+}
+
 /// The postcard bytes of a stored entry: the head message, and the uses after it when
 /// `part` is [`Part::Whole`] (a reader of declarations decompresses only the head's
-/// block). `None` if a block it reads is damaged.
-fn decompress_entry(stored: &[u8], part: Part) -> Option<Vec<u8>> {
+/// block), with the packed references (empty for [`Part::Declarations`]). `None` if a
+/// block it reads is damaged or the entry does not end where its last part does.
+fn decompress_entry(stored: &[u8], part: Part) -> Option<(Vec<u8>, &[u8])> {
     let (_, path_len) = path_prefix(stored)?;
     let (path, after) = stored.split_at(path_len);
-    let head_len = u32::from_le_bytes(after.get(..4)?.try_into().ok()?) as usize;
-    let head = after.get(4..4usize.checked_add(head_len)?)?;
-    let uses = &after[4 + head_len..];
+    let (head, rest) = length_prefixed(after)?;
     let head_size = block_size(head)?;
-    let uses_size = match part {
-        Part::Whole => block_size(uses)?,
-        Part::Declarations => 0,
+    let (uses, uses_size, references) = match part {
+        Part::Whole => {
+            let (uses, rest) = length_prefixed(rest)?;
+            let (references, rest) = length_prefixed(rest)?;
+            if !rest.is_empty() {
+                return None;
+            }
+            (uses, block_size(uses)?, references)
+        }
+        Part::Declarations => (&[][..], 0, &[][..]),
     };
     // Decompressed in place after the path: one buffer per entry, no second copy.
     let mut encoded = vec![0u8; path_len + head_size + uses_size];
@@ -335,7 +362,7 @@ fn decompress_entry(stored: &[u8], part: Part) -> Option<Vec<u8>> {
             return None;
         }
     }
-    Some(encoded)
+    Some((encoded, references))
 }
 
 /// The stored entries of a cache file (only those of `only`, when given), each with its
@@ -385,8 +412,8 @@ fn decode(
             if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
                 return None;
             }
-            let encoded = decompress_entry(slice, part)?;
-            decode_entry(&encoded, part)
+            let (encoded, references) = decompress_entry(slice, part)?;
+            decode_entry(&encoded, references, part)
         })
         .collect();
     Some(
@@ -397,8 +424,9 @@ fn decode(
     )
 }
 
-/// One decompressed entry; `None` if it does not decode or does not hold together.
-fn decode_entry(encoded: &[u8], part: Part) -> Option<CacheEntry> {
+/// One decompressed entry with its packed references; `None` if it does not decode or
+/// does not hold together.
+fn decode_entry(encoded: &[u8], references: &[u8], part: Part) -> Option<CacheEntry> {
     let (head, rest): (EntryHead, &[u8]) = postcard::take_from_bytes(encoded).ok()?;
     let uses = match part {
         Part::Whole => Some(postcard::from_bytes::<EntryUses>(rest).ok()?),
@@ -414,7 +442,8 @@ fn decode_entry(encoded: &[u8], part: Part) -> Option<CacheEntry> {
             if part == Part::Whole && facts_uses.is_none() {
                 return None;
             }
-            Some(CompactFacts::from_parts(declarations, facts_uses)?)
+            let uses = facts_uses.map(|uses| (uses, PackedRefs::from_stored(references)));
+            Some(CompactFacts::from_parts(declarations, uses)?)
         }
         None => None,
     };
@@ -438,8 +467,8 @@ fn decode_entry(encoded: &[u8], part: Part) -> Option<CacheEntry> {
     })
 }
 
-/// One entry's two messages, uncompressed.
-fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Encoded {
+/// One entry's two messages, uncompressed, and its packed references.
+fn encode_entry<'a>(file: &'a ParsedFile, memo: Option<&FileMemo>) -> Encoded<'a> {
     // Only facts read whole are written (an entry read without its uses belongs to a file
     // no one resolved again, and is not rewritten).
     debug_assert!(file.facts.as_ref().is_none_or(CompactFacts::has_uses));
@@ -463,6 +492,10 @@ fn encode_entry(file: &ParsedFile, memo: Option<&FileMemo>) -> Encoded {
     Encoded {
         head: postcard::to_stdvec(&head).unwrap_or_default(),
         uses: postcard::to_stdvec(&uses).unwrap_or_default(),
+        references: file
+            .facts
+            .as_ref()
+            .map_or(&[][..], |f| f.packed_references().as_bytes()),
     }
 }
 
@@ -632,7 +665,7 @@ mod tests {
         // Read for its declarations: the same declarations, no uses, no outcomes.
         let declared = load_declarations(dir.path());
         let d = declared["a.rs"].facts.as_ref().expect("facts");
-        assert!(!d.has_uses() && d.references.is_empty());
+        assert!(!d.has_uses() && d.references().is_some_and(|r| r.is_empty()));
         assert!(a.facts.as_ref().is_some_and(CompactFacts::has_uses));
         assert_eq!(d.definitions_named("S").count(), 1);
         assert_eq!(outcomes(&declared["a.rs"].memo), Some((vec![], vec![], 0)));
@@ -640,7 +673,7 @@ mod tests {
             facts.as_ref().map(|f| {
                 (
                     f.strings().map(str::to_owned).collect::<Vec<_>>(),
-                    f.references.len(),
+                    f.references().map(|r| r.len()),
                     f.imports.clone(),
                     f.definitions_named("S").count(),
                     f.imports_named("b").count(),
@@ -737,16 +770,21 @@ mod tests {
             "the path stays readable"
         );
         let whole: Vec<u8> = [&encoded.head[..], &encoded.uses[..]].concat();
-        assert_eq!(decompress_entry(&stored, Part::Whole), Some(whole));
+        assert!(!encoded.references.is_empty(), "the file has references");
         assert_eq!(
-            decompress_entry(&stored, Part::Declarations).as_deref(),
-            Some(&encoded.head[..]),
+            decompress_entry(&stored, Part::Whole),
+            Some((whole, encoded.references))
+        );
+        assert_eq!(
+            decompress_entry(&stored, Part::Declarations),
+            Some((encoded.head.clone(), &[][..])),
             "only the head's block"
         );
         let path_end = 1 + "src/a.rs".len();
         let head_at = path_end + 4;
         let head_len = u32::from_le_bytes(stored[path_end..head_at].try_into().expect("4 bytes"));
-        let uses_at = head_at + head_len as usize;
+        let head_end = head_at + head_len as usize;
+        let uses_at = head_end + 4;
         // A block that claims more than LZ4 can expand to is refused before allocating.
         for (at, part) in [(head_at, Part::Declarations), (uses_at, Part::Whole)] {
             let mut huge = stored.clone();
@@ -764,7 +802,7 @@ mod tests {
                 None,
                 "cut at {cut}"
             );
-            if cut < uses_at {
+            if cut < head_end {
                 let head = decompress_entry(&stored[..cut], Part::Declarations);
                 assert_eq!(head, None, "cut at {cut}");
             }
@@ -774,8 +812,9 @@ mod tests {
             bytes[i] ^= 0xA5;
             // Either refused or decoded to other bytes: never a panic.
             for part in [Part::Whole, Part::Declarations] {
-                if let Some(other) = decompress_entry(&bytes, part) {
-                    let _ = decode_entry(&other, part);
+                if let Some((other, references)) = decompress_entry(&bytes, part) {
+                    let decoded = decode_entry(&other, references, part);
+                    let _ = decoded.and_then(|entry| entry.facts?.references());
                 }
             }
         }

@@ -337,41 +337,129 @@ fn put_u64(out: &mut Vec<u8>, v: u64) {
     out.extend_from_slice(&v.to_le_bytes());
 }
 
-/// Encodes one section (all but the strings, which accumulate across sections).
+/// A section on its way into the store file: its bytes are written at the section's
+/// place a chunk at a time, so no section is held whole (on `rustreg` the references
+/// are 112 MB and the symbols 92 MB, and three sections are encoded at once).
+struct SectionOut<'f> {
+    file: &'f std::sync::Mutex<&'f File>,
+    /// Where the buffered bytes go, and where the section's place ends.
+    at: u64,
+    end: u64,
+    bytes: Vec<u8>,
+}
+
+/// What a section buffers before writing it.
+const SECTION_CHUNK: usize = 1 << 20;
+
+impl<'f> SectionOut<'f> {
+    fn new(file: &'f std::sync::Mutex<&'f File>, (at, len): (u64, u64)) -> Self {
+        SectionOut {
+            file,
+            at,
+            end: at + len,
+            bytes: Vec::new(),
+        }
+    }
+
+    /// Writes the buffered bytes once they are a chunk.
+    fn chunk_done(&mut self) -> std::io::Result<()> {
+        if self.bytes.len() >= SECTION_CHUNK {
+            self.flush()
+        } else {
+            Ok(())
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        use std::io::{Seek, SeekFrom};
+
+        if self.bytes.is_empty() {
+            return Ok(());
+        }
+        let after = self.at + self.bytes.len() as u64;
+        if after > self.end {
+            return Err(std::io::Error::other("a store section outgrew its place"));
+        }
+        // A poisoned lock only means another section's writer panicked; the file itself
+        // is whole (its writes are positioned), and that panic fails the write anyway.
+        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        file.seek(SeekFrom::Start(self.at))?;
+        file.write_all(&self.bytes)?;
+        self.at = after;
+        self.bytes.clear();
+        Ok(())
+    }
+
+    /// Writes the rest; the section must have filled its place exactly.
+    fn finish(mut self) -> std::io::Result<()> {
+        self.flush()?;
+        if self.at == self.end {
+            Ok(())
+        } else {
+            Err(std::io::Error::other(
+                "a store section fell short of its place",
+            ))
+        }
+    }
+}
+
+/// The length of a section before it is encoded: every section but the strings holds
+/// records of one size, or is the meta (`meta_len`, encoded first).
+fn section_len(section: Section, data: &StoreData<'_>, meta_len: usize) -> u64 {
+    let (count, record) = match section {
+        Section::Strings => (0, 0),
+        Section::Names => (data.names.len(), 8),
+        Section::Files => (data.files.len(), FILE_RECORD),
+        Section::Symbols => (data.symbols.len(), SYMBOL_RECORD),
+        Section::SymbolsByName => (data.symbols.len(), 4),
+        Section::Refs => (data.refs.len(), REF_RECORD),
+        Section::RefsByFile => (data.refs.len(), 4),
+        Section::Meta => (meta_len, 1),
+        Section::Overrides | Section::OverriddenBy => (data.overrides.len(), 8),
+        Section::Implementations => (data.implementations.len(), IMPL_RECORD),
+        Section::Remap => (data.remap.len(), 8),
+    };
+    (count * record) as u64
+}
+
+/// Encodes one section into `out` (all but the strings, which accumulate across sections
+/// in `strings`; the meta is given encoded).
 fn encode_section<'a>(
     section: Section,
     data: &'a StoreData<'a>,
     strings: &mut StringsBuilder<'a>,
-    generation: u64,
-) -> Vec<u8> {
-    let mut out = Vec::new();
+    meta: &[u8],
+    out: &mut SectionOut<'_>,
+) -> std::io::Result<()> {
     match section {
         Section::Names => {
             for name in &data.names {
                 let (o, l) = strings.add(name);
-                put_u32(&mut out, o);
-                put_u32(&mut out, l);
+                put_u32(&mut out.bytes, o);
+                put_u32(&mut out.bytes, l);
+                out.chunk_done()?;
             }
         }
         Section::Files => {
             for f in &data.files {
+                let bytes = &mut out.bytes;
                 let (o, l) = strings.add(&f.path);
-                put_u32(&mut out, o);
-                put_u32(&mut out, l);
-                out.push(lang_code(f.lang));
-                out.push(u8::from(f.syntax_errors) | (u8::from(f.timed_out) << 1));
-                out.extend_from_slice(&[0, 0]);
-                put_u32(&mut out, f.symbols.0);
-                put_u32(&mut out, f.symbols.1);
+                put_u32(bytes, o);
+                put_u32(bytes, l);
+                bytes.push(lang_code(f.lang));
+                bytes.push(u8::from(f.syntax_errors) | (u8::from(f.timed_out) << 1));
+                bytes.extend_from_slice(&[0, 0]);
+                put_u32(bytes, f.symbols.0);
+                put_u32(bytes, f.symbols.1);
                 // 0: no error, or a store written before the line was recorded.
-                put_u32(&mut out, f.first_syntax_error.unwrap_or(0));
-                put_u64(&mut out, f.size);
-                put_u64(&mut out, f.mtime_ns as u64);
-                put_u64(&mut out, f.hash);
+                put_u32(bytes, f.first_syntax_error.unwrap_or(0));
+                put_u64(bytes, f.size);
+                put_u64(bytes, f.mtime_ns as u64);
+                put_u64(bytes, f.hash);
+                out.chunk_done()?;
             }
         }
         Section::Symbols => {
-            out.reserve_exact(data.symbols.len() * SYMBOL_RECORD);
             for s in &data.symbols {
                 for v in [
                     s.name,
@@ -382,14 +470,16 @@ fn encode_section<'a>(
                     s.end_line,
                     s.end_column,
                 ] {
-                    put_u32(&mut out, v);
+                    put_u32(&mut out.bytes, v);
                 }
-                out.extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
+                out.bytes
+                    .extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
                 for text in [&*s.prefix, &*s.signature, &*s.doc] {
                     let (o, l) = strings.add(text);
-                    put_u32(&mut out, o);
-                    put_u32(&mut out, l);
+                    put_u32(&mut out.bytes, o);
+                    put_u32(&mut out.bytes, l);
                 }
+                out.chunk_done()?;
             }
         }
         Section::SymbolsByName => {
@@ -402,22 +492,23 @@ fn encode_section<'a>(
                 .map(|(i, s)| [s.name, s.file, s.line, s.column, i as u32])
                 .collect();
             by_name.par_sort_unstable();
-            out.reserve_exact(by_name.len() * 4);
-            out.extend(by_name.iter().flat_map(|k| k[4].to_le_bytes()));
+            for key in &by_name {
+                put_u32(&mut out.bytes, key[4]);
+                out.chunk_done()?;
+            }
         }
         Section::Refs => {
-            // Reserved exactly: a doubling vector of this size briefly holds 1.5 times it.
-            out.reserve_exact(data.refs.len() * REF_RECORD);
             for r in &data.refs {
                 for v in [r.name, r.file, r.line, r.column, r.target, r.enclosing] {
-                    put_u32(&mut out, v);
+                    put_u32(&mut out.bytes, v);
                 }
-                out.extend_from_slice(&[
+                out.bytes.extend_from_slice(&[
                     ref_kind_code(r.kind),
                     u8::from(r.confidence == Confidence::Heuristic),
                     r.shape as u8,
                     0,
                 ]);
+                out.chunk_done()?;
             }
         }
         Section::RefsByFile => {
@@ -428,13 +519,16 @@ fn encode_section<'a>(
                 .map(|(i, r)| [r.file, r.line, r.column, i as u32])
                 .collect();
             by_file.par_sort_unstable();
-            out.reserve_exact(by_file.len() * 4);
-            out.extend(by_file.iter().flat_map(|k| k[3].to_le_bytes()));
+            for key in &by_file {
+                put_u32(&mut out.bytes, key[3]);
+                out.chunk_done()?;
+            }
         }
         Section::Remap => {
             for &(old, new) in &data.remap {
-                put_u32(&mut out, old);
-                put_u32(&mut out, new);
+                put_u32(&mut out.bytes, old);
+                put_u32(&mut out.bytes, new);
+                out.chunk_done()?;
             }
         }
         Section::Overrides | Section::OverriddenBy => {
@@ -445,8 +539,9 @@ fn encode_section<'a>(
             };
             pairs.sort_unstable();
             for (a, b) in pairs {
-                put_u32(&mut out, a);
-                put_u32(&mut out, b);
+                put_u32(&mut out.bytes, a);
+                put_u32(&mut out.bytes, b);
+                out.chunk_done()?;
             }
         }
         Section::Implementations => {
@@ -465,32 +560,28 @@ fn encode_section<'a>(
                     o,
                     l,
                 ] {
-                    put_u32(&mut out, v);
+                    put_u32(&mut out.bytes, v);
                 }
-                out.extend_from_slice(&[r.kind.code(), 0, 0, 0]);
+                out.bytes.extend_from_slice(&[r.kind.code(), 0, 0, 0]);
+                out.chunk_done()?;
             }
         }
-        Section::Meta => {
-            let meta = IndexMeta {
-                generation: Some(generation),
-                ..data.meta.clone()
-            };
-            out = serde_json::to_vec(&meta).unwrap_or_default();
-        }
+        Section::Meta => out.bytes.extend_from_slice(meta),
         // Written last, from the builder.
         Section::Strings => {}
     }
-    out
+    Ok(())
 }
 
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
 ///
-/// Sections are encoded (those without strings in parallel with the others) and written
-/// as each is ready, the strings last; the header, its section table in section order,
-/// is written over its placeholder at the end.
+/// Every section but the strings has its length known before it is encoded (see
+/// [`section_len`]), so each gets its place in the file up front and is written there as
+/// it is encoded ([`SectionOut`]); the strings, which the other sections add to, come
+/// last. Those without strings are encoded in parallel with the others (on rayon; the
+/// strings builder is sequential). The header, its section table in section order, is
+/// written at the end.
 pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result<PathBuf> {
-    use std::io::{Seek, SeekFrom};
-
     let path = dir.join(graph_file_name(generation));
     let tmp = tempfile::Builder::new()
         .prefix(".graph-")
@@ -498,13 +589,26 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
         .tempfile_in(dir)
         .at(dir)?;
     let tmp_path = tmp.path().to_path_buf();
-    let mut out = std::io::BufWriter::with_capacity(1 << 20, tmp);
+    let meta = serde_json::to_vec(&IndexMeta {
+        generation: Some(generation),
+        ..data.meta.clone()
+    })
+    .unwrap_or_default();
     let header_len = HEADER_BYTES + SECTION_ENTRY_BYTES * SECTIONS.len();
-    out.write_all(&vec![0u8; header_len]).at(&tmp_path)?;
-    // Sections are written as they are encoded, in the order they finish, so only the
-    // ones in flight are in memory (together they are 270 MB on a 250 MB Rust tree).
-    // Those without strings are encoded in parallel on rayon; the ones that add
-    // strings go through the (sequential) strings builder, whose section comes last.
+    let mut table: Vec<(Section, u64, u64)> = Vec::with_capacity(SECTIONS.len());
+    let mut end = header_len as u64;
+    for &section in SECTIONS.iter().filter(|&&s| s != Section::Strings) {
+        let at = end.div_ceil(8) * 8;
+        let len = section_len(section, data, meta.len());
+        table.push((section, at, len));
+        end = at + len;
+    }
+    let place = |section: Section| -> (u64, u64) {
+        table
+            .iter()
+            .find(|(s, _, _)| *s == section)
+            .map_or((end, 0), |&(_, at, len)| (at, len))
+    };
     const PLAIN: [Section; 7] = [
         Section::Remap,
         Section::SymbolsByName,
@@ -514,41 +618,36 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
         Section::Overrides,
         Section::OverriddenBy,
     ];
-    let mut table = std::thread::scope(|scope| {
-        let (sender, encoded) = std::sync::mpsc::channel::<(Section, Vec<u8>)>();
-        let plain_sender = sender.clone();
-        scope.spawn(move || {
-            PLAIN.par_iter().for_each_with(plain_sender, |sender, &s| {
-                let bytes = encode_section(s, data, &mut StringsBuilder::default(), generation);
-                // A closed channel means the writer failed; its error is reported.
-                let _ = sender.send((s, bytes));
-            });
+    let file = std::sync::Mutex::new(tmp.as_file());
+    let strings = std::thread::scope(|scope| -> std::io::Result<(u64, u64)> {
+        let plain = scope.spawn(|| {
+            PLAIN.par_iter().try_for_each(|&s| {
+                let mut out = SectionOut::new(&file, place(s));
+                encode_section(s, data, &mut StringsBuilder::default(), &meta, &mut out)?;
+                out.finish()
+            })
         });
-        scope.spawn(move || {
-            let mut strings = StringsBuilder::default();
-            for &s in SECTIONS
-                .iter()
-                .filter(|s| **s != Section::Strings && !PLAIN.contains(s))
-            {
-                let bytes = encode_section(s, data, &mut strings, generation);
-                if sender.send((s, bytes)).is_err() {
-                    return;
-                }
-            }
-            let _ = sender.send((Section::Strings, strings.bytes));
-        });
-        let mut offset = header_len as u64;
-        let mut table = Vec::with_capacity(SECTIONS.len());
-        for (section, bytes) in encoded {
-            let aligned = offset.div_ceil(8) * 8;
-            out.write_all(&[0u8; 8][..(aligned - offset) as usize])
-                .at(&tmp_path)?;
-            out.write_all(&bytes).at(&tmp_path)?;
-            table.push((section, aligned, bytes.len() as u64));
-            offset = aligned + bytes.len() as u64;
+        let mut strings = StringsBuilder::default();
+        for &s in SECTIONS
+            .iter()
+            .filter(|s| **s != Section::Strings && !PLAIN.contains(s))
+        {
+            let mut out = SectionOut::new(&file, place(s));
+            encode_section(s, data, &mut strings, &meta, &mut out)?;
+            out.finish()?;
         }
-        Ok::<_, IndexError>(table)
-    })?;
+        let at = end.div_ceil(8) * 8;
+        let len = strings.bytes.len() as u64;
+        let mut out = SectionOut::new(&file, (at, len));
+        out.bytes = strings.bytes;
+        out.finish()?;
+        plain
+            .join()
+            .unwrap_or_else(|_| Err(std::io::Error::other("a store section's writer panicked")))?;
+        Ok((at, len))
+    })
+    .at(&tmp_path)?;
+    table.push((Section::Strings, strings.0, strings.1));
     table.sort_unstable_by_key(|&(section, _, _)| section as u32);
     let mut header = Vec::with_capacity(header_len);
     header.extend_from_slice(MAGIC);
@@ -561,12 +660,9 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
         put_u64(&mut header, at);
         put_u64(&mut header, len);
     }
-    out.seek(SeekFrom::Start(0)).at(&tmp_path)?;
-    out.write_all(&header).at(&tmp_path)?;
-    let tmp = out.into_inner().map_err(|e| IndexError::Io {
-        path: tmp_path.clone(),
-        source: e.into_error(),
-    })?;
+    let mut out = SectionOut::new(&file, (0, header_len as u64));
+    out.bytes = header;
+    out.finish().at(&tmp_path)?;
     tmp.as_file().sync_all().at(&tmp_path)?;
     tmp.persist(&path).map_err(|e| IndexError::Io {
         path: path.clone(),

@@ -43,7 +43,7 @@ use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, Symbo
 use crate::trace::trace_phase;
 
 pub(crate) use facts::{
-    CompactFacts, Declarations, DeclarationsRef, Def, LocalRef, NameSet, Uses, UsesRef,
+    CompactFacts, Declarations, DeclarationsRef, Def, LocalRef, NameSet, PackedRefs, Uses, UsesRef,
 };
 pub(crate) use go::go_module_path;
 pub(crate) use kept::KeptTables;
@@ -612,7 +612,7 @@ pub(crate) fn rows_from_memo(
         },
         target_name,
         name_id,
-    );
+    )?;
     // Every named import consumed exactly one outcome (the interface fixes the imports).
     (complete.get() && next_import.next().is_none()).then_some(rows)
 }
@@ -634,7 +634,8 @@ fn import_name(import: &Import) -> Option<String> {
 }
 
 /// Turns one file's uses and imports into reference rows, with outcomes from
-/// `use_outcome` and `import_outcome` (the resolver, or a memo of it).
+/// `use_outcome` and `import_outcome` (the resolver, or a memo of it); `None` when its
+/// packed references do not unpack.
 fn emit_refs(
     facts: &CompactFacts,
     fid: u32,
@@ -643,7 +644,7 @@ fn emit_refs(
     mut import_outcome: impl FnMut(&Import, &str) -> Outcome,
     target_name: &dyn Fn(u32) -> Option<u32>,
     name_id: &dyn Fn(&str) -> Option<u32>,
-) -> Vec<RefRow> {
+) -> Option<Vec<RefRow>> {
     let mut out = Vec::new();
     let mut emit =
         |name: &str, kind: RefKind, shape: RefShape, line, column, enclosing: u32, outcome| {
@@ -666,7 +667,7 @@ fn emit_refs(
                 shape,
             });
         };
-    for r in &facts.references {
+    for r in &facts.references()? {
         let outcome = use_outcome(r);
         let enclosing = if r.enclosing == NONE {
             NONE
@@ -703,7 +704,7 @@ fn emit_refs(
             outcome,
         );
     }
-    out
+    Some(out)
 }
 
 /// What a file's family tables give its definitions: the prefix of their qualified
@@ -1171,27 +1172,14 @@ pub(crate) fn resolve_some<'a>(
         name_ranks: names.ranks,
         rust_paths: tables.rust.take_paths(),
     });
-    let overrides = tables.types.overrides.clone();
+    let overrides = std::mem::take(&mut tables.types.overrides);
     let implementations = std::mem::take(&mut tables.types.implementations);
     let names: Vec<Cow<str>> = tables.names.sorted().map(Cow::Borrowed).collect();
-    // Freeing a few million small allocations takes half a second on a large tree: let
-    // it overlap the store write (only the fields that borrow the facts stay behind).
-    let owned = (
-        tables.rust.into_owned(),
-        tables.ecma,
-        tables.python,
-        tables.go,
-        tables.java,
-        tables.csharp,
-        tables.php,
-        tables.ruby,
-        tables.kotlin,
-        tables.c,
-        tables.shell,
-        tables.lua,
-        tables.types,
-    );
-    std::thread::spawn(move || drop(owned));
+    // Freed before the caller writes the store, so that the allocator gives their memory
+    // to the store's sections (freed on another thread while the store was written, they
+    // added to its peak; with mimalloc freeing them takes 5 ms on `rustreg`, where glibc
+    // took half a second).
+    drop(tables);
     let data = StoreData {
         names,
         files: file_rows,
@@ -1334,6 +1322,8 @@ impl Tables<'_> {
             imports.push(outcome);
             outcome
         };
+        // Checked by the cache entry's checksum, or packed by this process: only a damaged
+        // entry the checksum missed does not unpack, and its file then has no references.
         let rows = emit_refs(
             facts,
             fid,
@@ -1342,7 +1332,14 @@ impl Tables<'_> {
             import_outcome,
             &|sid| self.names.id_of_symbol(sid),
             &|name| self.names.id(name),
-        );
+        )
+        .unwrap_or_else(|| {
+            crate::trace::note(format_args!(
+                "{}: cached references do not decode",
+                file.row.path
+            ));
+            Vec::new()
+        });
         memo.imports = imports;
         (rows, memo)
     }

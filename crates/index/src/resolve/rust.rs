@@ -368,9 +368,6 @@ pub(super) struct RustTables<'a> {
     crate_names: HashMap<String, String>,
 }
 
-/// The parts of [`RustTables`] that own their memory, to free elsewhere.
-pub(super) type OwnedRustTables = (Vec<Option<RustModule>>, PathTable, HashMap<String, String>);
-
 impl<'a> RustTables<'a> {
     /// The tables of `files` before any is added, with every module's `use`s;
     /// `size_paths`: the path table is sized for every Rust definition (not when a kept
@@ -431,11 +428,6 @@ impl<'a> RustTables<'a> {
                 .or_insert_with(|| module.crate_key.clone());
         }
         module.path.join("::")
-    }
-
-    /// The tables' own memory (the module scopes borrow the facts and free nothing).
-    pub fn into_owned(self) -> OwnedRustTables {
-        (self.modules, self.paths, self.crate_names)
     }
 
     /// The path keys ([`rust_key`] of the qualified name) of the definitions of file `fid`,
