@@ -239,12 +239,12 @@ pub(crate) struct Uses {
     texts: String,
 }
 
-/// A file's references as the facts cache stores them: their postcard encoding as one
-/// LZ4 block, its size first. Facts hold them so from the parse (or the cache read) until
-/// the file is resolved, which unpacks them, and the cache writes them back as they are:
-/// on `rustreg` every file's references are 153 MiB unpacked and 43 MiB packed, held
-/// through a whole cold build. Empty: the file has no references, or its facts were read
-/// without their uses.
+/// A file's references as the facts cache stores them: how many there are (u32), then
+/// their postcard encoding as one LZ4 block, its size first. Facts hold them so from the
+/// parse (or the cache read) until the file is resolved, which unpacks them, and the
+/// cache writes them back as they are: on `rustreg` every file's references are 153 MiB
+/// unpacked and 43 MiB packed, held through a whole cold build. Empty: the file has no
+/// references, or its facts were read without their uses.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct PackedRefs(Box<[u8]>);
 
@@ -255,7 +255,18 @@ impl PackedRefs {
         }
         // Plain integers and enums: postcard cannot fail to encode them.
         let encoded = postcard::to_stdvec(references).unwrap_or_default();
-        PackedRefs(lz4_flex::block::compress_prepend_size(&encoded).into_boxed_slice())
+        let mut packed = (references.len() as u32).to_le_bytes().to_vec();
+        packed.extend_from_slice(&lz4_flex::block::compress_prepend_size(&encoded));
+        PackedRefs(packed.into_boxed_slice())
+    }
+
+    /// How many references there are, without unpacking them (what a damaged count says
+    /// is caught when they are unpacked).
+    pub fn count(&self) -> usize {
+        self.0
+            .get(..4)
+            .and_then(|count| count.try_into().ok())
+            .map_or(0, |count| u32::from_le_bytes(count) as usize)
     }
 
     /// The bytes a cache entry stored (its checksum checked; they are unpacked when the
@@ -274,7 +285,9 @@ impl PackedRefs {
         if self.0.is_empty() {
             return Some(Vec::new());
         }
-        postcard::from_bytes(&crate::cache::decompress_block(&self.0)?).ok()
+        let block = crate::cache::decompress_block(self.0.get(4..)?)?;
+        let references: Vec<LocalRef> = postcard::from_bytes(&block).ok()?;
+        (references.len() == self.count()).then_some(references)
     }
 }
 
@@ -571,6 +584,11 @@ impl CompactFacts {
     /// [`PackedRefs::unpack`]).
     pub fn references(&self) -> Option<Vec<LocalRef>> {
         self.references.unpack()
+    }
+
+    /// The most reference rows the file can give: one per reference and per import.
+    pub fn most_reference_rows(&self) -> usize {
+        self.references.count() + self.imports.len()
     }
 
     /// Facts as the cache stored them (without their uses when `uses` is `None`); `None`
@@ -1117,6 +1135,7 @@ mod tests {
             .map(|r| (facts.string(r.name).to_owned(), r.line, r.column))
             .collect();
         assert_eq!(read, extracted);
+        assert_eq!(facts.packed_references().count(), extracted.len());
         // Packed smaller than held unpacked, and what the cache stores is what it holds.
         let packed = facts.packed_references();
         assert!(packed.as_bytes().len() < unpacked.len() * std::mem::size_of::<LocalRef>());

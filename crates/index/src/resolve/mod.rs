@@ -1137,15 +1137,31 @@ pub(crate) fn resolve_some<'a>(
             &every
         }
     };
-    let (per_file, mut memos): (Vec<Vec<RefRow>>, Vec<FileMemo>) = selected
+    // Sized once for every row the files can give (a use or a named import gives at most
+    // one; capacity never written to takes no memory), and each file's rows copied in as
+    // soon as they are made: gathering every file's rows before copying them into one
+    // vector held all of them twice (on `rustreg`, 107 MiB more at the peak of a cold
+    // build), and resolving a batch of files at a time left threads idle at the end of
+    // each batch (0.5 s more). Their order is the sort's below.
+    let most_rows = selected
+        .iter()
+        .filter_map(|&fid| files[fid as usize].facts.as_ref())
+        .map(CompactFacts::most_reference_rows)
+        .sum();
+    let refs = std::sync::Mutex::new(Vec::<RefRow>::with_capacity(most_rows));
+    let mut memos: Vec<FileMemo> = selected
         .par_iter()
         .map(|&fid| {
             if cancelled() {
-                return (Vec::new(), FileMemo::default());
+                return FileMemo::default();
             }
-            tables.resolve_file(fid)
+            let (rows, memo) = tables.resolve_file(fid);
+            // Only a panic elsewhere poisons the lock, and it ends the build anyway.
+            refs.lock().unwrap_or_else(|e| e.into_inner()).extend(rows);
+            memo
         })
-        .unzip();
+        .collect();
+    let mut refs = refs.into_inner().unwrap_or_else(|e| e.into_inner());
     // The remembered chases are of no use to the next run, and hold memory the rest of
     // this one needs.
     rayon::broadcast(|_| rust::forget_chases());
@@ -1157,13 +1173,14 @@ pub(crate) fn resolve_some<'a>(
     }
     trace_phase("references resolved", phase);
     let phase = std::time::Instant::now();
-    // Sized once and filled file by file (each file's rows freed as they are copied): a
-    // growing vector would hold up to twice the references while it reallocates.
-    let mut refs: Vec<RefRow> = Vec::with_capacity(per_file.iter().map(Vec::len).sum());
-    for file_refs in per_file {
-        refs.extend(file_refs);
-    }
-    refs.par_sort_unstable_by_key(|r| (r.name, r.file, r.line, r.column));
+    // Every field in the key: the rows come in the order files finished, and of two rows
+    // at one place the same one must be kept whatever that order was.
+    refs.par_sort_unstable_by_key(|r| {
+        (
+            (r.name, r.file, r.line, r.column),
+            (r.target, r.enclosing, r.kind, r.confidence, r.shape as u8),
+        )
+    });
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
     let kept = kept_names.map(|names| KeptTables {
