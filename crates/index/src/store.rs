@@ -407,12 +407,19 @@ impl<'f> SectionOut<'f> {
 /// id: a counting pass places each id in its group, and only the groups are sorted. (A
 /// sort of one key per id held every key at once: 64 MB for `rustreg`'s references by
 /// file, beside the other sections being written.)
-fn ordered_by_group<K: Ord>(
+fn ordered_by_group<K: Ord + Send>(
     count: usize,
     group: impl Fn(usize) -> usize + Sync,
     key: impl Fn(usize) -> K + Sync,
 ) -> Vec<u32> {
     let groups = (0..count).map(&group).max().map_or(0, |last| last + 1);
+    // Groups far more than ids (a name id of `NONE` in a patch's copied rows): a table
+    // per group would be mostly empty, so the ids are sorted whole.
+    if groups > count.saturating_mul(2).saturating_add(1024) {
+        let mut ordered: Vec<u32> = (0..count as u32).collect();
+        ordered.par_sort_unstable_by_key(|&i| (group(i as usize), key(i as usize), i));
+        return ordered;
+    }
     // Where each group starts, then (as ids are placed) where its next id goes.
     let mut next = vec![0usize; groups + 1];
     for i in 0..count {
@@ -1702,6 +1709,12 @@ mod tests {
         expected.sort_by_key(|&i| (groups[i as usize], keys[i as usize], i));
         assert_eq!(ordered, expected);
         assert_eq!(ordered_by_group(0, |i| i, |i| i), Vec::<u32>::new());
+        // Sparse groups (one far past the others) come out the same way.
+        let sparse = [7usize, u32::MAX as usize, 7, 0];
+        assert_eq!(
+            ordered_by_group(sparse.len(), |i| sparse[i], |i| 3 - i),
+            [3, 2, 0, 1]
+        );
     }
 
     #[test]

@@ -586,7 +586,8 @@ impl CompactFacts {
         self.references.unpack()
     }
 
-    /// The most reference rows the file can give: one per reference and per import.
+    /// The most reference rows the file can give: one per reference and per import (as
+    /// the packed count says: see [`PackedRefs::count`]).
     pub fn most_reference_rows(&self) -> usize {
         self.references.count() + self.imports.len()
     }
@@ -1140,8 +1141,14 @@ mod tests {
         let packed = facts.packed_references();
         assert!(packed.as_bytes().len() < unpacked.len() * std::mem::size_of::<LocalRef>());
         assert_eq!(PackedRefs::from_stored(packed.as_bytes()), *packed);
-        // A cut block unpacks to nothing rather than to fewer references.
         let bytes = packed.as_bytes();
+        // A count that lies (a hostile cache's, under a valid checksum) unpacks to nothing.
+        let mut lying = bytes.to_vec();
+        lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        let lying = PackedRefs::from_stored(&lying);
+        assert_eq!(lying.count(), u32::MAX as usize);
+        assert!(lying.unpack().is_none());
+        // A cut block unpacks to nothing rather than to fewer references.
         for cut in 1..bytes.len() {
             let damaged = PackedRefs::from_stored(&bytes[..cut]);
             assert!(damaged.unpack().is_none(), "cut at {cut}");

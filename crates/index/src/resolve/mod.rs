@@ -1148,7 +1148,13 @@ pub(crate) fn resolve_some<'a>(
         .filter_map(|&fid| files[fid as usize].facts.as_ref())
         .map(CompactFacts::most_reference_rows)
         .sum();
-    let refs = std::sync::Mutex::new(Vec::<RefRow>::with_capacity(most_rows));
+    // A damaged cache entry that its checksum missed could claim any count: a capacity
+    // that cannot be had is left to grow instead.
+    let mut refs: Vec<RefRow> = Vec::new();
+    if refs.try_reserve_exact(most_rows).is_err() {
+        crate::trace::note(format_args!("no room reserved for {most_rows} references"));
+    }
+    let refs = std::sync::Mutex::new(refs);
     let mut memos: Vec<FileMemo> = selected
         .par_iter()
         .map(|&fid| {
