@@ -43,8 +43,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
 /// strings as one text, definitions' name order stored, container heads in the memo, the
 /// uses after everything else; 5: the uses compressed apart; 6: the references packed
-/// apart, every block's length stored); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 6;
+/// apart, every block's length stored; 7: `NONE` ids and lines packed small); a cache of
+/// another layout is ignored.
+const LAYOUT_VERSION: u32 = 7;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
