@@ -250,9 +250,7 @@ pub(crate) fn load_stored(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, 
 /// path, at the start of the head's block (only that block is decompressed).
 fn stored_hash(stored: &[u8]) -> Option<(&str, u64)> {
     let (path, path_len) = path_prefix(stored)?;
-    let after = &stored[path_len..];
-    let head_len = u32::from_le_bytes(after.get(..4)?.try_into().ok()?) as usize;
-    let head = after.get(4..4usize.checked_add(head_len)?)?;
+    let (head, _) = length_prefixed(&stored[path_len..])?;
     let (hash, _): (u64, _) = postcard::take_from_bytes(&decompress_block(head)?).ok()?;
     Some((path, hash))
 }

@@ -114,8 +114,8 @@ impl std::fmt::Debug for MentionFilterOnce {
     }
 }
 
-/// A reference as extracted, with file-local string ids.
-#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+/// A reference as extracted, with file-local string ids (stored as [`PackedRef`]).
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct LocalRef {
     pub name: u32,
     pub qualifier: u32,
