@@ -1519,7 +1519,7 @@ fn prepare_patch(
         data: store::StoreData {
             names: store.patch_names(),
             files,
-            symbols,
+            symbols: symbols.into(),
             refs,
             overrides,
             implementations,
@@ -1903,7 +1903,7 @@ fn prepare_interface_patch(
     for &fid in &resolved_ids {
         let (start, end) = data.files[fid as usize].symbols;
         let len = (end - start) as usize;
-        rows_of.insert(fid, data.symbols.get(at..at + len)?);
+        rows_of.insert(fid, data.symbols.made()?.get(at..at + len)?);
         at += len;
     }
     // Every file the patch writes, in file order: those resolved and those copied.
@@ -2130,7 +2130,7 @@ fn prepare_interface_patch(
         data: store::StoreData {
             names: new_names,
             files: file_rows,
-            symbols,
+            symbols: symbols.into(),
             refs,
             overrides,
             implementations,

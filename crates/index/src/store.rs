@@ -254,6 +254,53 @@ impl ImplRecord {
     }
 }
 
+/// A generation's symbol rows, in id order.
+pub(crate) enum SymbolRows<'a> {
+    /// Made one by one: a patch's files, a test's store.
+    Made(Vec<SymbolRow<'a>>),
+    /// A whole resolution's, made a file at a time as the store is written: held for
+    /// every definition of the tree at once (96 bytes each), they were 151 MiB of a cold
+    /// build's peak on `rustreg`.
+    PerFile(Box<dyn RowSource + 'a>),
+}
+
+impl SymbolRows<'_> {
+    pub fn len(&self) -> usize {
+        match self {
+            SymbolRows::Made(rows) => rows.len(),
+            SymbolRows::PerFile(source) => source.len(),
+        }
+    }
+
+    /// The rows, when they are made (`None` for rows made as they are written).
+    pub fn made(&self) -> Option<&[SymbolRow<'_>]> {
+        match self {
+            SymbolRows::Made(rows) => Some(rows),
+            SymbolRows::PerFile(_) => None,
+        }
+    }
+}
+
+impl<'a> From<Vec<SymbolRow<'a>>> for SymbolRows<'a> {
+    fn from(rows: Vec<SymbolRow<'a>>) -> Self {
+        SymbolRows::Made(rows)
+    }
+}
+
+/// Symbol rows made from something smaller than the rows, a file at a time (see
+/// [`SymbolRows::PerFile`]). Symbol ids are `0..len()`; each file's are the ids after
+/// the files before it.
+pub(crate) trait RowSource: Send + Sync {
+    fn len(&self) -> usize;
+    fn file_count(&self) -> u32;
+    /// Calls `each` with the rows of file `file`, in id order.
+    fn for_each_row(&self, file: u32, each: &mut dyn FnMut(&SymbolRow<'_>));
+    /// The name id of symbol `id`.
+    fn name(&self, id: u32) -> u32;
+    /// The file, line and column of symbol `id`.
+    fn position(&self, id: u32) -> (u32, u32, u32);
+}
+
 /// Everything one generation of the store holds, in memory, ready to write.
 pub(crate) struct StoreData<'a> {
     /// Sorted, unique (a resolution's borrow its files' facts: half a million on a
@@ -261,7 +308,7 @@ pub(crate) struct StoreData<'a> {
     pub names: Vec<Cow<'a, str>>,
     /// Sorted by path.
     pub files: Vec<FileRow>,
-    pub symbols: Vec<SymbolRow<'a>>,
+    pub symbols: SymbolRows<'a>,
     pub refs: Vec<RefRow>,
     /// `(member, overridden)`: trait, interface and base-class members their
     /// implementations answer for. In a patch, every pair with a side in a patched file.
@@ -310,21 +357,36 @@ pub struct IndexMeta {
 }
 
 /// The strings section. Identical strings are stored once: qualified-name prefixes
-/// (`net::client::Client::`) and many signatures repeat across symbols.
+/// (`net::client::Client::`) and many signatures repeat across symbols. A text is found
+/// again by its hash and compared with the bytes already written, so the texts added
+/// need not outlive the builder (rows made a file at a time as they are written).
 #[derive(Default)]
-struct StringsBuilder<'a> {
+struct StringsBuilder {
     bytes: Vec<u8>,
-    seen: rustc_hash::FxHashMap<&'a str, (u32, u32)>,
+    /// XXH3 of each text stored, to its place.
+    seen: rustc_hash::FxHashMap<u64, (u32, u32)>,
 }
 
-impl<'a> StringsBuilder<'a> {
-    fn add(&mut self, text: &'a str) -> (u32, u32) {
-        if let Some(&at) = self.seen.get(text) {
-            return at;
-        }
+impl StringsBuilder {
+    fn add(&mut self, text: &str) -> (u32, u32) {
+        use std::collections::hash_map::Entry;
+
         let at = (self.bytes.len() as u32, text.len() as u32);
+        match self.seen.entry(xxhash_rust::xxh3::xxh3_64(text.as_bytes())) {
+            Entry::Occupied(seen) => {
+                let (offset, len) = *seen.get();
+                let stored = self.bytes.get(offset as usize..(offset + len) as usize);
+                if stored == Some(text.as_bytes()) {
+                    return (offset, len);
+                }
+                // Two texts with one hash (about 10^-8 for a large tree): the second is
+                // stored again, unshared.
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(at);
+            }
+        }
         self.bytes.extend_from_slice(text.as_bytes());
-        self.seen.insert(text, at);
         at
     }
 }
@@ -434,9 +496,17 @@ fn ordered_by_group<K: Ord + Send>(
         ordered[*at] = i as u32;
         *at += 1;
     }
+    // Each id's key made once (a key can take a lookup: rows made as they are written).
     ordered
         .par_chunk_by_mut(|&a, &b| group(a as usize) == group(b as usize))
-        .for_each(|ids| ids.sort_unstable_by_key(|&i| (key(i as usize), i)));
+        .filter(|ids| ids.len() > 1)
+        .for_each(|ids| {
+            let mut keyed: Vec<(K, u32)> = ids.iter().map(|&i| (key(i as usize), i)).collect();
+            keyed.sort_unstable();
+            for (slot, (_, i)) in ids.iter_mut().zip(keyed) {
+                *slot = i;
+            }
+        });
     ordered
 }
 
@@ -461,10 +531,10 @@ fn section_len(section: Section, data: &StoreData<'_>, meta_len: usize) -> u64 {
 
 /// Encodes one section into `out` (all but the strings, which accumulate across sections
 /// in `strings`; the meta is given encoded).
-fn encode_section<'a>(
+fn encode_section(
     section: Section,
-    data: &'a StoreData<'a>,
-    strings: &mut StringsBuilder<'a>,
+    data: &StoreData<'_>,
+    strings: &mut StringsBuilder,
     meta: &[u8],
     out: &mut SectionOut<'_>,
 ) -> std::io::Result<()> {
@@ -496,36 +566,37 @@ fn encode_section<'a>(
                 out.chunk_done()?;
             }
         }
-        Section::Symbols => {
-            for s in &data.symbols {
-                for v in [
-                    s.name,
-                    s.file,
-                    s.parent,
-                    s.line,
-                    s.column,
-                    s.end_line,
-                    s.end_column,
-                ] {
-                    put_u32(&mut out.bytes, v);
+        Section::Symbols => match &data.symbols {
+            SymbolRows::Made(rows) => {
+                for s in rows {
+                    encode_symbol(s, strings, out)?;
                 }
-                out.bytes
-                    .extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
-                for text in [&*s.prefix, &*s.signature, &*s.doc] {
-                    let (o, l) = strings.add(text);
-                    put_u32(&mut out.bytes, o);
-                    put_u32(&mut out.bytes, l);
-                }
-                out.chunk_done()?;
             }
-        }
+            SymbolRows::PerFile(source) => {
+                for file in 0..source.file_count() {
+                    let mut written = Ok(());
+                    source.for_each_row(file, &mut |s| {
+                        if written.is_ok() {
+                            written = encode_symbol(s, strings, out);
+                        }
+                    });
+                    written?;
+                }
+            }
+        },
         Section::SymbolsByName => {
-            let symbols = &data.symbols;
-            let by_name = ordered_by_group(
-                symbols.len(),
-                |i| symbols[i].name as usize,
-                |i| (symbols[i].file, symbols[i].line, symbols[i].column),
-            );
+            let by_name = match &data.symbols {
+                SymbolRows::Made(symbols) => ordered_by_group(
+                    symbols.len(),
+                    |i| symbols[i].name as usize,
+                    |i| (symbols[i].file, symbols[i].line, symbols[i].column),
+                ),
+                SymbolRows::PerFile(source) => ordered_by_group(
+                    source.len(),
+                    |i| source.name(i as u32) as usize,
+                    |i| source.position(i as u32),
+                ),
+            };
             for id in by_name {
                 put_u32(&mut out.bytes, id);
                 out.chunk_done()?;
@@ -604,6 +675,33 @@ fn encode_section<'a>(
         Section::Strings => {}
     }
     Ok(())
+}
+
+/// Appends one symbol record to `out`, its texts to `strings`.
+fn encode_symbol(
+    s: &SymbolRow<'_>,
+    strings: &mut StringsBuilder,
+    out: &mut SectionOut<'_>,
+) -> std::io::Result<()> {
+    for v in [
+        s.name,
+        s.file,
+        s.parent,
+        s.line,
+        s.column,
+        s.end_line,
+        s.end_column,
+    ] {
+        put_u32(&mut out.bytes, v);
+    }
+    out.bytes
+        .extend_from_slice(&[kind_code(s.kind), u8::from(s.member), 0, 0]);
+    for text in [&*s.prefix, &*s.signature, &*s.doc] {
+        let (o, l) = strings.add(text);
+        put_u32(&mut out.bytes, o);
+        put_u32(&mut out.bytes, l);
+    }
+    out.chunk_done()
 }
 
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
@@ -1791,7 +1889,8 @@ mod tests {
                     signature: "struct alpha".into(),
                     doc: "Docs.".into(),
                 },
-            ],
+            ]
+            .into(),
             refs: vec![RefRow {
                 name: 1,
                 file: 0,
@@ -1829,7 +1928,11 @@ mod tests {
         // The base: lib.rs defines `beta` and `alpha`; main.rs calls `beta`; a.rs and
         // main.rs define nothing (a.rs's empty range starts where lib.rs's does).
         let mut base = sample();
-        base.symbols.iter_mut().for_each(|s| s.file = 1);
+        let SymbolRows::Made(rows) = &mut base.symbols else {
+            unreachable!("the sample's rows are made")
+        };
+        rows.iter_mut().for_each(|s| s.file = 1);
+        let first_row = rows[0].clone();
         base.refs[0].file = 1;
         base.implementations[0].file = 1;
         let lib = base.files[0].clone();
@@ -1852,7 +1955,7 @@ mod tests {
             name,
             line,
             prefix: "".into(),
-            ..base.symbols[0].clone()
+            ..first_row.clone()
         };
         let patch = StoreData {
             names: vec!["gamma".into()],
@@ -1864,7 +1967,7 @@ mod tests {
                     ..base.files[1].clone()
                 },
             ],
-            symbols: vec![row(2, 1), row(1, 5)],
+            symbols: vec![row(2, 1), row(1, 5)].into(),
             refs: vec![RefRow {
                 name: 2,
                 target: 2,

@@ -39,7 +39,9 @@ use rustc_hash::FxHashMap as HashMap;
 use mcursor_syntax::{Family, Import, ImportTarget, Lang, RefKind, SymbolKind};
 use rayon::prelude::*;
 
-use crate::store::{Confidence, FileRow, NONE, RefRow, RefShape, StoreData, SymbolRow};
+use crate::store::{
+    Confidence, FileRow, NONE, RefRow, RefShape, RowSource, StoreData, SymbolRow, SymbolRows,
+};
 use crate::trace::trace_phase;
 
 pub(crate) use facts::{
@@ -779,30 +781,15 @@ fn file_symbols<'a>(
     if !wanted && rust_keys.is_none() {
         return made;
     }
-    // The file's symbols of one scope share their prefix.
-    let mut prefixes: rustc_hash::FxHashSet<Arc<str>> = Default::default();
-    // The prefix of the definitions of the last scope seen (neighbours mostly share one):
-    // its key, the prefix and the prefix as rows share it.
-    let mut scope: Option<ScopeKey> = None;
-    let mut scope_prefix = String::with_capacity(64);
+    let mut prefixes = SharedPrefixes::default();
     let mut row_prefix: Option<Arc<str>> = None;
-    for (i, d) in facts.definitions.iter().enumerate() {
-        let sid = base + i as u32;
-        let key = scope_key(family, d);
-        if scope != Some(key) {
-            scope = Some(key);
-            qualified_prefix(facts, d, head, &mut scope_prefix);
+    for_each_scoped(facts, head, |i, d, scope| {
+        let sid = base + i;
+        if let Some(scope) = scope {
             if let Some(keys) = &mut rust_keys {
-                keys.enter(&scope_prefix);
+                keys.enter(scope);
             }
-            row_prefix = wanted.then(|| match prefixes.get(scope_prefix.as_str()) {
-                Some(shared) => Arc::clone(shared),
-                None => {
-                    let shared: Arc<str> = scope_prefix.as_str().into();
-                    prefixes.insert(Arc::clone(&shared));
-                    shared
-                }
-            });
+            row_prefix = wanted.then(|| prefixes.get(scope));
         }
         if let Some(keys) = &mut rust_keys {
             made.rust_paths.push((keys.key(facts.name(d)), sid));
@@ -813,8 +800,107 @@ fn file_symbols<'a>(
                 .push(facts.symbol_row(d, 0, fid, base, Arc::clone(prefix)));
             made.row_symbols.push(sid);
         }
-    }
+    });
     made
+}
+
+/// Calls `each` with every definition of a file, by index, and the prefix of the
+/// qualified names of its scope when that is another than the definition before's
+/// (neighbours mostly share one, and it is worked out once per scope).
+fn for_each_scoped<'f>(
+    facts: &'f CompactFacts,
+    head: &FileHead,
+    mut each: impl FnMut(u32, &'f Def, Option<&str>),
+) {
+    let mut scope: Option<ScopeKey> = None;
+    let mut scope_prefix = String::with_capacity(64);
+    for (i, d) in facts.definitions.iter().enumerate() {
+        let key = scope_key(head.family, d);
+        if scope == Some(key) {
+            each(i as u32, d, None);
+        } else {
+            scope = Some(key);
+            qualified_prefix(facts, d, head, &mut scope_prefix);
+            each(i as u32, d, Some(&scope_prefix));
+        }
+    }
+}
+
+/// One file's qualified-name prefixes, each held once for the rows that share it.
+#[derive(Default)]
+struct SharedPrefixes(rustc_hash::FxHashSet<Arc<str>>);
+
+impl SharedPrefixes {
+    fn get(&mut self, prefix: &str) -> Arc<str> {
+        match self.0.get(prefix) {
+            Some(shared) => Arc::clone(shared),
+            None => {
+                let shared: Arc<str> = prefix.into();
+                self.0.insert(Arc::clone(&shared));
+                shared
+            }
+        }
+    }
+}
+
+/// The symbol rows of a whole resolution, made from the facts a file at a time as the
+/// store is written (see [`SymbolRows::PerFile`]): the rows [`file_symbols`] makes for
+/// a wanted file.
+struct TreeRows<'a> {
+    files: &'a [ParsedFile],
+    heads: Vec<Option<FileHead>>,
+    /// First symbol id of each file.
+    file_base: Vec<u32>,
+    /// Per symbol id: its name's id.
+    symbol_names: Vec<u32>,
+}
+
+impl RowSource for TreeRows<'_> {
+    fn len(&self) -> usize {
+        self.symbol_names.len()
+    }
+
+    fn file_count(&self) -> u32 {
+        self.files.len() as u32
+    }
+
+    fn for_each_row(&self, file: u32, each: &mut dyn FnMut(&SymbolRow<'_>)) {
+        let fid = file as usize;
+        let (Some(facts), Some(Some(head)), Some(&base)) = (
+            self.files.get(fid).and_then(|f| f.facts.as_ref()),
+            self.heads.get(fid),
+            self.file_base.get(fid),
+        ) else {
+            return;
+        };
+        let mut prefixes = SharedPrefixes::default();
+        let mut prefix: Arc<str> = Arc::from("");
+        for_each_scoped(facts, head, |i, d, scope| {
+            if let Some(scope) = scope {
+                prefix = prefixes.get(scope);
+            }
+            let name = self.name(base + i);
+            each(&facts.symbol_row(d, name, file, base, Arc::clone(&prefix)));
+        });
+    }
+
+    fn name(&self, id: u32) -> u32 {
+        self.symbol_names.get(id as usize).copied().unwrap_or(0)
+    }
+
+    fn position(&self, id: u32) -> (u32, u32, u32) {
+        // The last file whose ids start at or before `id`: every later file's start
+        // after the end of the file that holds it.
+        let file = self
+            .file_base
+            .partition_point(|&b| b <= id)
+            .saturating_sub(1);
+        let definition = self.files.get(file).and_then(|f| {
+            let facts = f.facts.as_ref()?;
+            facts.definitions.get((id - self.file_base[file]) as usize)
+        });
+        definition.map_or((file as u32, 0, 0), |d| (file as u32, d.line, d.column))
+    }
 }
 
 /// What decides a definition's qualified-name prefix besides its file (see
@@ -970,9 +1056,11 @@ pub(crate) fn resolve_some<'a>(
     // Sized up front: a cold build holds millions of rows, and a growing vector briefly
     // holds twice its rows while it reallocates.
     let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
+    // Rows are made here for the files `only` names; a whole tree's as the store is
+    // written (`TreeRows`).
     let wanted_definitions = match only {
         Some(only) => only.iter().map(|&fid| definitions(fid as usize)).sum(),
-        None => (0..files.len()).map(definitions).sum(),
+        None => 0,
     };
     tables
         .symbols
@@ -1069,7 +1157,7 @@ pub(crate) fn resolve_some<'a>(
         let made: Vec<FileSymbols> = (batch..end)
             .into_par_iter()
             .map(|fid| {
-                let wanted = only.is_none_or(|only| only.binary_search(&(fid as u32)).is_ok());
+                let wanted = only.is_some_and(|only| only.binary_search(&(fid as u32)).is_ok());
                 file_symbols(
                     fid as u32,
                     &files[fid],
@@ -1198,6 +1286,15 @@ pub(crate) fn resolve_some<'a>(
     let overrides = std::mem::take(&mut tables.types.overrides);
     let implementations = std::mem::take(&mut tables.types.implementations);
     let names: Vec<Cow<str>> = tables.names.sorted().map(Cow::Borrowed).collect();
+    let symbols = match only {
+        Some(_) => SymbolRows::Made(rows),
+        None => SymbolRows::PerFile(Box::new(TreeRows {
+            files,
+            heads,
+            file_base: std::mem::take(&mut tables.file_base),
+            symbol_names: tables.names.take_symbol_names(),
+        })),
+    };
     // Freed before the caller writes the store, so that the allocator gives their memory
     // to the store's sections (freed on another thread while the store was written, they
     // added to its peak; with mimalloc freeing them takes 5 ms on `rustreg`, where glibc
@@ -1206,7 +1303,7 @@ pub(crate) fn resolve_some<'a>(
     let data = StoreData {
         names,
         files: file_rows,
-        symbols: rows,
+        symbols,
         refs,
         overrides,
         implementations,

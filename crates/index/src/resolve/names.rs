@@ -292,6 +292,11 @@ impl<'a> NameTable<'a> {
         self.symbol_name.get(sid as usize).copied()
     }
 
+    /// Each symbol's name id, by symbol id, taken out of the table (which then has none).
+    pub(super) fn take_symbol_names(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.symbol_name)
+    }
+
     /// Every name, in id order.
     pub(super) fn sorted(&self) -> impl Iterator<Item = &'a str> + '_ {
         self.by_id.iter().map(|&g| self.groups[g as usize].name)
