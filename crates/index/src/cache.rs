@@ -11,9 +11,9 @@
 //! (u32), the extraction fingerprint (u32 length + bytes), the entry count (u64), then
 //! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes: two
 //! postcard messages, the file's record, declarations and container heads first (the
-//! path its first field), then its definitions' texts and the outcomes of its uses; each
-//! message but the path is compressed as an LZ4 block of its own, each block's length
-//! before it. Last come the file's references, packed as the facts hold them
+//! path its first field), then its definitions' texts (packed as the facts hold them:
+//! `PackedTexts`) and the outcomes of its uses; each message but the
+//! path is compressed as an LZ4 block of its own, each block's length before it. Last come the file's references, packed as the facts hold them
 //! ([`PackedRefs`]: their own LZ4 block, unpacked only when the file is resolved, and
 //! written back as they are). Entries decode in parallel, a damaged one is noticed, a
 //! lookup of a few paths decompresses only theirs, and a reader that wants only the
@@ -43,9 +43,10 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
 /// strings as one text, definitions' name order stored, container heads in the memo, the
 /// uses after everything else; 5: the uses compressed apart; 6: the references packed
-/// apart, every block's length stored; 7: `NONE` ids and lines packed small); a cache of
-/// another layout is ignored.
-const LAYOUT_VERSION: u32 = 7;
+/// apart, every block's length stored; 7: `NONE` ids and lines packed small; 8: the
+/// definitions' texts packed apart, inside the uses); a cache of another layout is
+/// ignored.
+const LAYOUT_VERSION: u32 = 8;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";

@@ -369,10 +369,15 @@ struct StringsBuilder {
 
 impl StringsBuilder {
     fn add(&mut self, text: &str) -> (u32, u32) {
+        self.add_hashed(text, xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
+    }
+
+    /// [`StringsBuilder::add`] of a text whose hash is `hash`.
+    fn add_hashed(&mut self, text: &str, hash: u64) -> (u32, u32) {
         use std::collections::hash_map::Entry;
 
         let at = (self.bytes.len() as u32, text.len() as u32);
-        match self.seen.entry(xxhash_rust::xxh3::xxh3_64(text.as_bytes())) {
+        match self.seen.entry(hash) {
             Entry::Occupied(seen) => {
                 let (offset, len) = *seen.get();
                 let stored = self.bytes.get(offset as usize..(offset + len) as usize);
@@ -1813,6 +1818,129 @@ mod tests {
             ordered_by_group(sparse.len(), |i| sparse[i], |i| 3 - i),
             [3, 2, 0, 1]
         );
+    }
+
+    #[test]
+    fn strings_are_stored_once_and_two_texts_with_one_hash_both_kept() {
+        let mut strings = StringsBuilder::default();
+        let prefix = strings.add("net::");
+        assert_eq!(strings.add("fn a()"), (5, 6));
+        assert_eq!(strings.add("net::"), prefix);
+        // Another text under the first one's hash is stored apart, not given its place.
+        let other = strings.add_hashed("zzzzz", xxhash_rust::xxh3::xxh3_64(b"net::"));
+        assert_eq!(other, (11, 5));
+        assert_eq!(&strings.bytes[11..16], b"zzzzz");
+        assert_eq!(strings.add("net::"), prefix);
+    }
+
+    /// Rows held per file, given as a whole resolution's [`RowSource`] gives them.
+    struct RowsByFile(Vec<Vec<SymbolRow<'static>>>);
+
+    impl RowsByFile {
+        fn row(&self, id: u32) -> &SymbolRow<'static> {
+            self.0
+                .iter()
+                .flatten()
+                .nth(id as usize)
+                .expect("an id in range")
+        }
+    }
+
+    impl RowSource for RowsByFile {
+        fn len(&self) -> usize {
+            self.0.iter().map(Vec::len).sum()
+        }
+
+        fn file_count(&self) -> u32 {
+            self.0.len() as u32
+        }
+
+        fn for_each_row(&self, file: u32, each: &mut dyn FnMut(&SymbolRow<'_>)) {
+            self.0[file as usize].iter().for_each(each);
+        }
+
+        fn name(&self, id: u32) -> u32 {
+            self.row(id).name
+        }
+
+        fn position(&self, id: u32) -> (u32, u32, u32) {
+            let row = self.row(id);
+            (row.file, row.line, row.column)
+        }
+    }
+
+    #[test]
+    fn rows_made_as_they_are_written_give_the_store_that_made_rows_give() {
+        // Three files, the middle one empty; names shared across files and within one,
+        // out of line order; prefixes and docs shared and not.
+        let row = |name: u32, file: u32, line: u32, prefix: &str, doc: &str| SymbolRow {
+            name,
+            file,
+            parent: NONE,
+            line,
+            column: line * 2,
+            end_line: line + 1,
+            end_column: 1,
+            kind: SymbolKind::Function,
+            member: false,
+            prefix: prefix.into(),
+            signature: format!("fn f{line}()").into(),
+            doc: doc.to_owned().into(),
+        };
+        let by_file = vec![
+            vec![
+                row(1, 0, 9, "a::", "Doc."),
+                row(1, 0, 3, "a::", ""),
+                row(0, 0, 5, "a::b::", "Doc."),
+            ],
+            vec![],
+            vec![row(1, 2, 1, "c::", ""), row(0, 2, 2, "c::", "Other.")],
+        ];
+        let file = |path: &str, symbols: (u32, u32)| FileRow {
+            path: path.into(),
+            lang: Some(Lang::Rust),
+            size: 1,
+            mtime_ns: 1,
+            hash: 1,
+            syntax_errors: false,
+            first_syntax_error: None,
+            timed_out: false,
+            symbols,
+        };
+        let data = |symbols: SymbolRows<'static>| StoreData {
+            names: vec!["alpha".into(), "beta".into()],
+            files: vec![
+                file("a.rs", (0, 3)),
+                file("b.rs", (3, 3)),
+                file("c.rs", (3, 5)),
+            ],
+            symbols,
+            refs: Vec::new(),
+            overrides: Vec::new(),
+            implementations: Vec::new(),
+            remap: Vec::new(),
+            meta: IndexMeta::default(),
+        };
+        let (made_dir, per_file_dir) = (
+            tempfile::tempdir().expect("tempdir"),
+            tempfile::tempdir().expect("tempdir"),
+        );
+        let made = write(made_dir.path(), &data(by_file.concat().into()), 1).expect("made");
+        let per_file = SymbolRows::PerFile(Box::new(RowsByFile(by_file)));
+        let per_file = write(per_file_dir.path(), &data(per_file), 1).expect("per file");
+        assert_eq!(
+            std::fs::read(&made).expect("read"),
+            std::fs::read(&per_file).expect("read")
+        );
+        let store = Store::open(&per_file).expect("open");
+        assert_eq!(store.symbols_named("beta"), [1, 0, 3]);
+        let doc = |id| {
+            store
+                .symbol(id)
+                .map(|s| (s.qualified_name, s.doc.to_owned()))
+        };
+        assert_eq!(doc(2), Some(("a::b::alpha".to_owned(), "Doc.".to_owned())));
+        assert_eq!(doc(4), Some(("c::alpha".to_owned(), "Other.".to_owned())));
     }
 
     #[test]

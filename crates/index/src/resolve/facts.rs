@@ -154,7 +154,7 @@ pub(crate) struct Def {
     pub tuple_fields: (u32, u32),
     /// Range in [`CompactFacts::type_lists`]: the declared parameter types.
     pub params: (u32, u32),
-    /// Byte ranges in [`CompactFacts::texts`].
+    /// Byte ranges in the file's texts (see [`PackedTexts`]).
     signature: (u32, u32),
     doc: (u32, u32),
 }
@@ -173,7 +173,7 @@ pub(crate) struct CompactFacts {
     /// Distinct inline-module paths of this file's definitions.
     pub module_paths: Vec<Vec<String>>,
     /// Signatures and doc summaries, back to back.
-    texts: String,
+    texts: PackedTexts,
     pub definitions: Vec<Def>,
     references: PackedRefs,
     pub imports: Vec<Import>,
@@ -230,13 +230,63 @@ pub(crate) struct Declarations {
 /// definitions' signatures and docs (for their rows).
 #[derive(serde::Serialize)]
 pub(crate) struct UsesRef<'a> {
-    texts: &'a str,
+    texts: &'a PackedTexts,
 }
 
 /// [`UsesRef`] as read back.
 #[derive(serde::Deserialize, Default)]
 pub(crate) struct Uses {
-    texts: String,
+    texts: PackedTexts,
+}
+
+/// A file's definitions' signatures and docs, back to back, as one LZ4 block (its size
+/// first), held so from the parse (or the cache read) until the store is written, which
+/// unpacks them a file at a time: on `rustreg` every file's texts are 113 MiB unpacked,
+/// held through a whole cold build. The cache stores them as they are. Empty: the file
+/// has none, or its facts were read without their uses.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub(crate) struct PackedTexts(Box<[u8]>);
+
+impl PackedTexts {
+    fn pack(texts: &str) -> PackedTexts {
+        if texts.is_empty() {
+            return PackedTexts::default();
+        }
+        PackedTexts(lz4_flex::block::compress_prepend_size(texts.as_bytes()).into_boxed_slice())
+    }
+
+    /// The texts; `None` when the bytes do not decode (damage that the cache entry's
+    /// checksum did not catch).
+    fn unpack(&self) -> Option<String> {
+        if self.0.is_empty() {
+            return Some(String::new());
+        }
+        String::from_utf8(crate::cache::decompress_block(&self.0)?).ok()
+    }
+}
+
+impl serde::Serialize for PackedTexts {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_bytes(&self.0)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PackedTexts {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Bytes;
+        impl serde::de::Visitor<'_> for Bytes {
+            type Value = PackedTexts;
+
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("packed texts")
+            }
+
+            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<PackedTexts, E> {
+                Ok(PackedTexts(bytes.into()))
+            }
+        }
+        deserializer.deserialize_bytes(Bytes)
+    }
 }
 
 /// A file's references as the facts cache stores them: how many there are (u32), then
@@ -465,10 +515,14 @@ impl CompactFacts {
         self.chains.get(r.chain as usize)
     }
 
-    fn text(&self, (start, len): (u32, u32)) -> &str {
-        self.texts
-            .get(start as usize..(start + len) as usize)
-            .unwrap_or("")
+    /// The definitions' signatures and docs, unpacked (see [`CompactFacts::symbol_row`]);
+    /// empty when they do not decode (damage the cache's checksum missed), which the
+    /// trace notes: the rows then have none.
+    pub fn texts(&self) -> String {
+        self.texts.unpack().unwrap_or_else(|| {
+            crate::trace::note(format_args!("a file's signatures and docs do not unpack"));
+            String::new()
+        })
     }
 
     /// This file's definitions named `name`, in source order.
@@ -580,7 +634,7 @@ impl CompactFacts {
         let mut compact = CompactFacts {
             strings: StringTable::new(&strings.values),
             module_paths: module_paths.values,
-            texts,
+            texts: PackedTexts::pack(&texts),
             definitions,
             references: PackedRefs::pack(&references),
             imports: facts.imports,
@@ -696,7 +750,7 @@ impl CompactFacts {
     /// [`CompactFacts::from_parts`]).
     pub fn drop_uses(&mut self) {
         self.references = PackedRefs::default();
-        self.texts = String::new();
+        self.texts = PackedTexts::default();
         self.has_uses = false;
     }
 
@@ -1066,26 +1120,35 @@ impl CompactFacts {
         name_id: &dyn Fn(&str) -> Option<u32>,
         prefix_of: &dyn Fn(u32) -> Option<Arc<str>>,
     ) -> Option<Vec<SymbolRow<'static>>> {
+        let texts = self.texts();
         self.definitions
             .iter()
             .enumerate()
             .map(|(i, d)| {
                 let prefix = prefix_of(symbol_base + i as u32)?;
-                let row = self.symbol_row(d, name_id(self.name(d))?, fid, symbol_base, prefix);
+                let name = name_id(self.name(d))?;
+                let row = self.symbol_row(d, &texts, name, fid, symbol_base, prefix);
                 Some(row.into_owned())
             })
             .collect()
     }
 
-    /// The store row of definition `d`, the file's symbols numbered from `symbol_base`.
-    pub fn symbol_row(
+    /// The store row of definition `d`, the file's symbols numbered from `symbol_base`,
+    /// its signature and doc borrowed from `texts` (the file's, [`CompactFacts::texts`]).
+    pub fn symbol_row<'t>(
         &self,
         d: &Def,
+        texts: &'t str,
         name: u32,
         fid: u32,
         symbol_base: u32,
         prefix: Arc<str>,
-    ) -> SymbolRow<'_> {
+    ) -> SymbolRow<'t> {
+        let text = |(start, len): (u32, u32)| {
+            texts
+                .get(start as usize..(start + len) as usize)
+                .unwrap_or("")
+        };
         SymbolRow {
             name,
             file: fid,
@@ -1101,8 +1164,8 @@ impl CompactFacts {
             kind: d.kind,
             member: d.container != NONE,
             prefix,
-            signature: Cow::Borrowed(self.text(d.signature)),
-            doc: Cow::Borrowed(self.text(d.doc)),
+            signature: Cow::Borrowed(text(d.signature)),
+            doc: Cow::Borrowed(text(d.doc)),
         }
     }
 
@@ -1229,6 +1292,61 @@ mod tests {
         let mut facts = facts;
         facts.drop_uses();
         assert_eq!(facts.references().map(|r| r.len()), Some(0));
+    }
+
+    #[test]
+    fn texts_are_held_packed_and_give_each_row_its_signature_and_doc() {
+        let source = b"/// Adds up a cart.\npub fn total(c: &Cart) -> u32 { 0 }\n\n/// A cart.\npub struct Cart { items: u32 }\n";
+        let parsed = mcursor_syntax::parse_source(
+            mcursor_syntax::Lang::Rust,
+            source,
+            &mcursor_syntax::ParseConfig::default(),
+        );
+        let extracted: Vec<(String, String)> = parsed
+            .definitions
+            .iter()
+            .map(|d| {
+                (
+                    d.signature.clone(),
+                    d.doc.clone().map(doc_summary).unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert!(
+            extracted.iter().any(|(_, doc)| doc == "A cart."),
+            "{extracted:?}"
+        );
+        let facts = CompactFacts::from_facts(parsed);
+        let texts = facts.texts();
+        let rows: Vec<(String, String)> = facts
+            .definitions
+            .iter()
+            .map(|d| {
+                let row = facts.symbol_row(d, &texts, 0, 0, 0, "".into());
+                (row.signature.into_owned(), row.doc.into_owned())
+            })
+            .collect();
+        assert_eq!(rows, extracted);
+        // What the cache stores is what the facts hold, and it reads back the same.
+        let encoded = postcard::to_stdvec(&facts.uses().expect("parsed whole")).expect("encodes");
+        let read: Uses = postcard::from_bytes(&encoded).expect("decodes");
+        assert_eq!(read.texts, facts.texts);
+        // A cut or lying block unpacks to nothing rather than to other texts.
+        let bytes = &facts.texts.0;
+        for cut in 1..bytes.len() {
+            assert!(
+                PackedTexts(bytes[..cut].into()).unpack().is_none(),
+                "cut at {cut}"
+            );
+        }
+        let mut lying = bytes.to_vec();
+        lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert!(PackedTexts(lying.into()).unpack().is_none());
+        // Facts without their uses have no texts, and no file gets its neighbour's.
+        let mut facts = facts;
+        facts.drop_uses();
+        assert_eq!(facts.texts(), "");
+        assert_eq!(PackedTexts::pack("").unpack().as_deref(), Some(""));
     }
 
     #[test]

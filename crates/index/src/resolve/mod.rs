@@ -783,6 +783,8 @@ fn file_symbols<'a>(
     }
     let mut prefixes = SharedPrefixes::default();
     let mut row_prefix: Option<Arc<str>> = None;
+    // Only a patch's few files get rows here: theirs own their texts.
+    let texts = if wanted { facts.texts() } else { String::new() };
     for_each_scoped(facts, head, |i, d, scope| {
         let sid = base + i;
         if let Some(scope) = scope {
@@ -796,8 +798,8 @@ fn file_symbols<'a>(
         }
         if let Some(prefix) = &row_prefix {
             // Name ids are assigned once every name is known.
-            made.rows
-                .push(facts.symbol_row(d, 0, fid, base, Arc::clone(prefix)));
+            let row = facts.symbol_row(d, &texts, 0, fid, base, Arc::clone(prefix));
+            made.rows.push(row.into_owned());
             made.row_symbols.push(sid);
         }
     });
@@ -873,6 +875,7 @@ impl RowSource for TreeRows<'_> {
         ) else {
             return;
         };
+        let texts = facts.texts();
         let mut prefixes = SharedPrefixes::default();
         let mut prefix: Arc<str> = Arc::from("");
         for_each_scoped(facts, head, |i, d, scope| {
@@ -880,7 +883,7 @@ impl RowSource for TreeRows<'_> {
                 prefix = prefixes.get(scope);
             }
             let name = self.name(base + i);
-            each(&facts.symbol_row(d, name, file, base, Arc::clone(&prefix)));
+            each(&facts.symbol_row(d, &texts, name, file, base, Arc::clone(&prefix)));
         });
     }
 
