@@ -725,7 +725,8 @@ struct FileSymbols<'a> {
     name_keys: Vec<u128>,
     /// (path key, symbol) of each Rust definition.
     rust_paths: Vec<(u64, u32)>,
-    /// The store rows of its symbols when its references are wanted, and their ids.
+    /// The store rows of its symbols when it is among the files a patch resolves (a whole
+    /// tree's are made as the store is written: `TreeRows`), and their ids.
     rows: Vec<SymbolRow<'a>>,
     row_symbols: Vec<u32>,
 }
@@ -1056,8 +1057,8 @@ pub(crate) fn resolve_some<'a>(
         lua: lua::LuaTables::default(),
         types: types::TypeIndex::default(),
     };
-    // Sized up front: a cold build holds millions of rows, and a growing vector briefly
-    // holds twice its rows while it reallocates.
+    // Sized up front: a cold build holds a symbol per definition of the tree, and a
+    // growing vector briefly holds twice its items while it reallocates.
     let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
     // Rows are made here for the files `only` names; a whole tree's as the store is
     // written (`TreeRows`).
