@@ -322,7 +322,9 @@ impl TypeIndex {
         for file in per_file {
             index.heads.push(file.heads);
             for (ty, member, inherent) in file.members {
-                members.push((ty, t.name_id_of(member), false, member));
+                // Each member is in one container, so this is whether it is in
+                // `trait_impl_members`.
+                members.push((ty, t.name_id_of(member), !inherent, member));
                 if !inherent {
                     trait_impl_members.push(member);
                 }
@@ -353,16 +355,17 @@ impl TypeIndex {
             implements.extend(file.implements);
             index.implementations.extend(file.implementations);
         }
-        // Inherent members first: Rust picks an inherent method over a trait's.
         trait_impl_members.sort_unstable();
-        members
-            .par_iter_mut()
-            .for_each(|m| m.2 = trait_impl_members.binary_search(&m.3).is_ok());
-        members.par_sort_unstable();
-        // A member's type is a symbol of this tree (the check keeps the counts in range).
-        members.retain(|&(ty, ..)| (ty as usize) < t.symbols.len());
-        let mut type_members = vec![0u32; t.symbols.len() + 1];
-        for &(ty, ..) in &members {
+        // Grouped by type with a counting sort (each type's run starts where the counts
+        // of the types before it end), then each run sorted by (name id, a trait impl's
+        // member, id): inherent members first, as Rust picks an inherent method over a
+        // trait's. (One parallel sort of every member, after a binary search per member
+        // for its trait-impl flag, took a third of a watched interface edit's type index
+        // on `rustreg`; this is 6-9 ms less of its 80-110.) A member's type is a symbol
+        // of this tree (the check keeps the counts in range).
+        let types = t.symbols.len();
+        let mut type_members = vec![0u32; types + 1];
+        for &(ty, ..) in members.iter().filter(|m| (m.0 as usize) < types) {
             type_members[ty as usize + 1] += 1;
         }
         let mut total = 0u32;
@@ -370,9 +373,28 @@ impl TypeIndex {
             total += *start;
             *start = total;
         }
+        let mut next = type_members.clone();
+        let mut grouped = vec![(0u32, false, 0u32); total as usize];
+        for &(ty, name, trait_impl, member) in members.iter().filter(|m| (m.0 as usize) < types) {
+            let at = &mut next[ty as usize];
+            grouped[*at as usize] = (name, trait_impl, member);
+            *at += 1;
+        }
+        drop((members, next));
+        let mut runs: Vec<&mut [(u32, bool, u32)]> = Vec::new();
+        let mut rest = grouped.as_mut_slice();
+        for window in type_members.windows(2) {
+            let (run, after) =
+                std::mem::take(&mut rest).split_at_mut((window[1] - window[0]) as usize);
+            if run.len() > 1 {
+                runs.push(run);
+            }
+            rest = after;
+        }
+        runs.par_iter_mut().for_each(|run| run.sort_unstable());
         index.type_members = type_members;
-        index.member_names = members.par_iter().map(|m| m.1).collect();
-        index.member_lists = members.into_par_iter().map(|m| m.3).collect();
+        index.member_names = grouped.par_iter().map(|m| m.0).collect();
+        index.member_lists = grouped.into_par_iter().map(|m| m.2).collect();
         index.trait_impl_members = trait_impl_members;
         // Which trait, interface or base member each member implements or overrides:
         // the first member of that name found among the supertype's members.
