@@ -246,6 +246,7 @@ impl Chase {
     }
 }
 
+#[derive(Clone, Copy)]
 struct Symbol<'a> {
     /// Borrowed from the file's facts: a tree's symbols would otherwise hold a copy of
     /// every name (a large share of a cold build's peak memory).
@@ -718,9 +719,8 @@ struct FileHead {
 }
 
 /// One file's share of the tables, made apart from the others' (see [`file_symbols`]).
+#[derive(Default)]
 struct FileSymbols<'a> {
-    /// Its symbols in definition order (ids from the file's base on).
-    symbols: Vec<Symbol<'a>>,
     /// [`names::key`] of each symbol.
     name_keys: Vec<u128>,
     /// (path key, symbol) of each Rust definition.
@@ -731,9 +731,73 @@ struct FileSymbols<'a> {
     row_symbols: Vec<u32>,
 }
 
-/// One file's symbols, qualified names and rows: reads only the file and its family's
-/// tables, so files are made in parallel. Its name and path keys only with `keys` (kept
-/// tables hold those of the files that did not change).
+/// Every file's symbols, by id (`file_base[fid]` is file `fid`'s first; `count` in all),
+/// made in parallel straight into their places: a vector per file appended to the table
+/// was most of what making the symbols cost a watched edit (every file's, each time).
+fn every_symbol<'a>(
+    files: &'a [ParsedFile],
+    heads: &[Option<FileHead>],
+    file_base: &[u32],
+    count: u32,
+) -> Vec<Symbol<'a>> {
+    // The file holding `sid`: the last whose base is at most `sid` (a file without
+    // symbols shares its base with the next one).
+    let file_of = |sid: u32| {
+        file_base
+            .partition_point(|&base| base <= sid)
+            .saturating_sub(1)
+    };
+    (0..count)
+        .into_par_iter()
+        .with_min_len(4096)
+        // Each job walks its ids in order: the file found for one id serves the next ones.
+        .map_init(
+            || (0usize, 0u32, 0u32),
+            |(fid, start, end), sid| {
+                if !(*start..*end).contains(&sid) {
+                    *fid = file_of(sid);
+                    *start = file_base[*fid];
+                    let len = files[*fid]
+                        .facts
+                        .as_ref()
+                        .map_or(0, |f| f.definitions.len());
+                    *end = *start + len as u32;
+                }
+                let file = &files[*fid];
+                let index = sid - *start;
+                let family = heads[*fid].as_ref().map(|h| h.family);
+                let facts = file.facts.as_ref();
+                match (
+                    facts,
+                    facts.and_then(|f| f.definitions.get(index as usize)),
+                    family,
+                ) {
+                    (Some(facts), Some(d), Some(family)) => Symbol {
+                        name: facts.name(d),
+                        kind: d.kind,
+                        family,
+                        member: d.container != NONE,
+                        file: *fid as u32,
+                        index,
+                    },
+                    // Not reached: ids below `count` lie in files with facts and a family.
+                    _ => Symbol {
+                        name: "",
+                        kind: SymbolKind::Function,
+                        family: Family::Rust,
+                        member: false,
+                        file: *fid as u32,
+                        index,
+                    },
+                }
+            },
+        )
+        .collect()
+}
+
+/// One file's name and path keys and rows: reads only the file and its family's tables,
+/// so files are made in parallel. Its name and path keys only with `keys` (kept tables
+/// hold those of the files that did not change).
 fn file_symbols<'a>(
     fid: u32,
     file: &'a ParsedFile,
@@ -744,7 +808,6 @@ fn file_symbols<'a>(
     rust: &rust::RustTables,
 ) -> FileSymbols<'a> {
     let mut made = FileSymbols {
-        symbols: Vec::new(),
         name_keys: Vec::new(),
         rust_paths: Vec::new(),
         rows: Vec::new(),
@@ -754,17 +817,6 @@ fn file_symbols<'a>(
         return made;
     };
     let family = head.family;
-    made.symbols.reserve_exact(facts.definitions.len());
-    for (i, d) in facts.definitions.iter().enumerate() {
-        made.symbols.push(Symbol {
-            name: facts.name(d),
-            kind: d.kind,
-            family,
-            member: d.container != NONE,
-            file: fid,
-            index: i as u32,
-        });
-    }
     if keys {
         made.name_keys.extend(
             facts
@@ -1057,8 +1109,6 @@ pub(crate) fn resolve_some<'a>(
         lua: lua::LuaTables::default(),
         types: types::TypeIndex::default(),
     };
-    // Sized up front: a cold build holds a symbol per definition of the tree, and a
-    // growing vector briefly holds twice its items while it reallocates.
     let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
     // Rows are made here for the files `only` names; a whole tree's as the store is
     // written (`TreeRows`).
@@ -1066,9 +1116,6 @@ pub(crate) fn resolve_some<'a>(
         Some(only) => only.iter().map(|&fid| definitions(fid as usize)).sum(),
         None => 0,
     };
-    tables
-        .symbols
-        .reserve_exact((0..files.len()).map(definitions).sum());
     let mut rows: Vec<SymbolRow> = Vec::with_capacity(wanted_definitions);
     // The symbol id of each row.
     let mut row_symbols: Vec<u32> = Vec::with_capacity(wanted_definitions);
@@ -1117,6 +1164,7 @@ pub(crate) fn resolve_some<'a>(
             separator,
         }));
     }
+    tables.symbols = every_symbol(files, &heads, &tables.file_base, next_base);
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
     tables.shell.finish(files, &tables.file_ids);
@@ -1141,9 +1189,10 @@ pub(crate) fn resolve_some<'a>(
             .as_ref()
             .is_none_or(|(_, _, changed)| changed.binary_search(&(fid as u32)).is_ok())
     };
-    // Each file's symbols, qualified names and rows are made in parallel, a batch of
-    // files at a time (so a batch's vectors are all that is held twice), and merged into
-    // the tables in file order: the same ids and the same lists as one pass would make.
+    // Each file's keys and rows are made in parallel, a batch of files at a time (so a
+    // batch's vectors are all that is held twice), and merged into the tables in file
+    // order: the same ids and the same lists as one pass would make. A file that gets
+    // neither (kept tables have its keys) has nothing to make.
     const BATCH: usize = 1024;
     // (path key, symbol) of every Rust definition and (name key, symbol) of every
     // definition whose keys are made, made into tables once every symbol is known.
@@ -1162,6 +1211,9 @@ pub(crate) fn resolve_some<'a>(
             .into_par_iter()
             .map(|fid| {
                 let wanted = only.is_some_and(|only| only.binary_search(&(fid as u32)).is_ok());
+                if !wanted && !gets_keys(fid) {
+                    return FileSymbols::default();
+                }
                 file_symbols(
                     fid as u32,
                     &files[fid],
@@ -1175,14 +1227,14 @@ pub(crate) fn resolve_some<'a>(
             .collect();
         for (fid, made) in (batch..end).zip(made) {
             let base = tables.file_base[fid];
+            let count = heads[fid].as_ref().map_or(0, |_| definitions(fid));
             rows.extend(made.rows);
             row_symbols.extend(made.row_symbols);
             let mut row = files[fid].row.clone();
-            row.symbols = (base, base + made.symbols.len() as u32);
+            row.symbols = (base, base + count as u32);
             file_rows.push(row);
             rust_paths.extend(made.rust_paths);
             name_keys.extend(made.name_keys);
-            tables.symbols.extend(made.symbols);
         }
     }
     // The names and the Rust paths are separate tables: made side by side.
