@@ -733,7 +733,8 @@ struct FileSymbols<'a> {
 
 /// Every file's symbols, by id (`file_base[fid]` is file `fid`'s first; `count` in all),
 /// made in parallel straight into their places: a vector per file appended to the table
-/// was most of what making the symbols cost a watched edit (every file's, each time).
+/// was about half of what making the symbols cost a watched edit (every file's, each
+/// time: 36 ms on `rustreg`).
 fn every_symbol<'a>(
     files: &'a [ParsedFile],
     heads: &[Option<FileHead>],
@@ -780,7 +781,8 @@ fn every_symbol<'a>(
                         file: *fid as u32,
                         index,
                     },
-                    // Not reached: ids below `count` lie in files with facts and a family.
+                    // Not reached: ids below `count` lie in files with facts and a family
+                    // (only those move the next file's base).
                     _ => Symbol {
                         name: "",
                         kind: SymbolKind::Function,
