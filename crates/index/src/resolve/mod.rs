@@ -719,7 +719,6 @@ struct FileHead {
 }
 
 /// One file's share of the tables, made apart from the others' (see [`file_symbols`]).
-#[derive(Default)]
 struct FileSymbols<'a> {
     /// [`names::key`] of each symbol.
     name_keys: Vec<u128>,
@@ -758,25 +757,16 @@ fn every_symbol<'a>(
                 if !(*start..*end).contains(&sid) {
                     *fid = file_of(sid);
                     *start = file_base[*fid];
-                    let len = files[*fid]
-                        .facts
-                        .as_ref()
-                        .map_or(0, |f| f.definitions.len());
-                    *end = *start + len as u32;
+                    *end = file_base.get(*fid + 1).copied().unwrap_or(count);
                 }
-                let file = &files[*fid];
                 let index = sid - *start;
-                let family = heads[*fid].as_ref().map(|h| h.family);
-                let facts = file.facts.as_ref();
-                match (
-                    facts,
-                    facts.and_then(|f| f.definitions.get(index as usize)),
-                    family,
-                ) {
-                    (Some(facts), Some(d), Some(family)) => Symbol {
+                let facts = files[*fid].facts.as_ref();
+                let definition = facts.and_then(|f| f.definitions.get(index as usize));
+                match (facts, definition, heads[*fid].as_ref()) {
+                    (Some(facts), Some(d), Some(head)) => Symbol {
                         name: facts.name(d),
                         kind: d.kind,
-                        family,
+                        family: head.family,
                         member: d.container != NONE,
                         file: *fid as u32,
                         index,
@@ -799,7 +789,8 @@ fn every_symbol<'a>(
 
 /// One file's name and path keys and rows: reads only the file and its family's tables,
 /// so files are made in parallel. Its name and path keys only with `keys` (kept tables
-/// hold those of the files that did not change).
+/// hold those of the files that did not change), its rows only when `wanted`: a file
+/// with neither has nothing to make.
 fn file_symbols<'a>(
     fid: u32,
     file: &'a ParsedFile,
@@ -815,7 +806,7 @@ fn file_symbols<'a>(
         rows: Vec::new(),
         row_symbols: Vec::new(),
     };
-    let (Some(facts), Some(head)) = (&file.facts, head) else {
+    let (Some(facts), Some(head), true) = (&file.facts, head, wanted || keys) else {
         return made;
     };
     let family = head.family;
@@ -1193,8 +1184,7 @@ pub(crate) fn resolve_some<'a>(
     };
     // Each file's keys and rows are made in parallel, a batch of files at a time (so a
     // batch's vectors are all that is held twice), and merged into the tables in file
-    // order: the same ids and the same lists as one pass would make. A file that gets
-    // neither (kept tables have its keys) has nothing to make.
+    // order: the same ids and the same lists as one pass would make.
     const BATCH: usize = 1024;
     // (path key, symbol) of every Rust definition and (name key, symbol) of every
     // definition whose keys are made, made into tables once every symbol is known.
@@ -1213,9 +1203,6 @@ pub(crate) fn resolve_some<'a>(
             .into_par_iter()
             .map(|fid| {
                 let wanted = only.is_some_and(|only| only.binary_search(&(fid as u32)).is_ok());
-                if !wanted && !gets_keys(fid) {
-                    return FileSymbols::default();
-                }
                 file_symbols(
                     fid as u32,
                     &files[fid],
