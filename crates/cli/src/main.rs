@@ -196,6 +196,9 @@ enum DebugCommand {
     /// Print every fact of the index, sorted and without generation numbers or times:
     /// two indexes of the same tree print the same.
     Dump,
+    /// Print where the index's bytes go: the store's sections, its compressed blocks,
+    /// the facts cache and the text index.
+    Sizes,
     /// Print what extraction finds in one file (definitions with their types, references
     /// with their receivers, containers, imports), without an index.
     Facts {
@@ -650,6 +653,10 @@ fn run(cli: &Cli, out: &mut Out) -> Result<Found> {
         }
         Command::Debug(DebugCommand::Dump) => {
             out.text(&open(&cwd)?.dump()?)?;
+            Ok(Found::Some)
+        }
+        Command::Debug(DebugCommand::Sizes) => {
+            out.text(&open(&cwd)?.sizes())?;
             Ok(Found::Some)
         }
         Command::Debug(DebugCommand::Facts { file }) => {

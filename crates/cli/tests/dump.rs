@@ -69,3 +69,39 @@ fn dumps_do_not_depend_on_threads_or_on_history() {
         assert_eq!(dump(root), dump(fresh.path()), "{name}: updated != fresh");
     }
 }
+
+/// `mcursor debug sizes` accounts for the store's sections, its compressed blocks, the
+/// facts cache and the text index, and the files add up to no more than the whole.
+#[test]
+fn sizes_account_for_the_index_directory() {
+    let tree = fixture("rust-basic");
+    index_with(tree.path(), "2");
+    let output = mcursor(tree.path(), &["debug", "sizes"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = stdout(&output);
+    // Each line: a name (indented for a file's parts), MB, bytes.
+    let lines: Vec<(&str, u64)> = text
+        .lines()
+        .map(|l| {
+            let bytes = l.split_whitespace().last().and_then(|b| b.parse().ok());
+            (l.get(..28).unwrap_or(l).trim_end(), bytes.expect(l))
+        })
+        .collect();
+    let bytes_of = |name: &str| lines.iter().find(|(n, _)| *n == name).map(|&(_, b)| b);
+    for part in [
+        "  symbols",
+        "  strings",
+        "  refs",
+        "  compressed blocks",
+        "facts.bin",
+    ] {
+        assert!(bytes_of(part).is_some_and(|b| b > 0), "no {part}:\n{text}");
+    }
+    let files: u64 = lines
+        .iter()
+        .filter(|(name, _)| !name.starts_with(' ') && *name != "in all")
+        .map(|&(_, bytes)| bytes)
+        .sum();
+    let total = bytes_of("in all").expect("the whole directory");
+    assert!(files > 0 && files <= total, "{files} of {total}:\n{text}");
+}

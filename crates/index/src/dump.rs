@@ -3,6 +3,7 @@
 //! implementations, text documents),
 //! one per line, sorted, with no generation numbers, times or record ids. Two indexes of
 //! the same tree dump the same, however they were built; that is what tests compare.
+//! Also where an index's bytes go (`Index::sizes`), for `mcursor debug sizes`.
 
 use std::fmt::Write as _;
 
@@ -14,6 +15,38 @@ use crate::query::Index;
 use crate::{IndexError, Result, TEXT_DIR, text};
 
 impl Index {
+    /// Where the index's bytes go: each store file by section (largest first) and its
+    /// compressed blocks, the facts cache and the text index, one line each (the name,
+    /// then MB, then bytes; a file's parts indented under it), then the whole directory.
+    pub fn sizes(&self) -> String {
+        let mut out = String::new();
+        let mut line = |name: &str, bytes: u64| {
+            let mb = bytes as f64 / 1e6;
+            let _ = writeln!(out, "{name:<28} {mb:>9.1} MB {bytes:>13}");
+        };
+        for file in self.store.sizes() {
+            let name = file.path.file_name().map(|n| n.to_string_lossy());
+            line(name.as_deref().unwrap_or("?"), file.bytes);
+            let mut sections = file.sections.clone();
+            sections.sort_by_key(|&(name, bytes)| (std::cmp::Reverse(bytes), name));
+            for (name, bytes) in sections.into_iter().filter(|&(_, bytes)| bytes > 0) {
+                line(&format!("  {name}"), bytes);
+            }
+            line("  compressed blocks", file.blocks);
+        }
+        for name in [crate::cache::CACHE_FILE, crate::cache::PATCH_CACHE_FILE] {
+            if let Ok(meta) = std::fs::metadata(self.dir.join(name)) {
+                line(name, meta.len());
+            }
+        }
+        line(
+            &format!("{TEXT_DIR}/"),
+            crate::build::dir_size(&self.dir.join(TEXT_DIR)),
+        );
+        line("in all", crate::build::dir_size(&self.dir));
+        out
+    }
+
     /// The canonical dump (see the module docs).
     pub fn dump(&self) -> Result<String> {
         let store = &self.store;

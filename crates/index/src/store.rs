@@ -99,6 +99,37 @@ enum Section {
     RefFileStarts = 13,
 }
 
+impl Section {
+    fn name(self) -> &'static str {
+        match self {
+            Section::Strings => "strings",
+            Section::Names => "names",
+            Section::Files => "files",
+            Section::Symbols => "symbols",
+            Section::SymbolsByName => "symbols_by_name",
+            Section::Refs => "refs",
+            Section::RefsByFile => "refs_by_file",
+            Section::Meta => "meta",
+            Section::Overrides => "overrides",
+            Section::OverriddenBy => "overridden_by",
+            Section::Implementations => "implementations",
+            Section::Remap => "remap",
+            Section::RefFileStarts => "ref_file_starts",
+        }
+    }
+}
+
+/// How one store file's bytes divide (`mcursor debug sizes`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileSizes {
+    pub path: PathBuf,
+    pub bytes: u64,
+    /// Each section's own bytes (a blocked section's: its block table), in section order.
+    pub sections: Vec<(&'static str, u64)>,
+    /// The compressed blocks of the blocked sections.
+    pub blocks: u64,
+}
+
 const SECTIONS: [Section; 13] = [
     Section::Strings,
     Section::Names,
@@ -1358,6 +1389,27 @@ impl Layer {
         }
     }
 
+    fn sizes(&self) -> FileSizes {
+        let sections: Vec<(&'static str, u64)> = SECTIONS
+            .iter()
+            .map(|&s| (s.name(), self.section(s).len() as u64))
+            .collect();
+        let blocks = [&self.refs, &self.refs_by_file]
+            .iter()
+            .flat_map(|blocked| {
+                (0..blocked.blocks() as usize).map(|b| {
+                    u64::from(le_u32(&self.map, blocked.table.start + b * BLOCK_ENTRY + 8))
+                })
+            })
+            .sum();
+        FileSizes {
+            path: self.path.clone(),
+            bytes: self.map.len() as u64,
+            sections,
+            blocks,
+        }
+    }
+
     /// The counted text at `offset` of the strings (see [`StringsBuilder::add_counted`]);
     /// empty where it is damaged.
     fn counted_string(&self, offset: u32) -> &str {
@@ -1797,6 +1849,14 @@ impl Store {
             symbol_end,
             live_symbols: (base_count + added).saturating_sub(removed),
         })
+    }
+
+    /// How the generation's store files divide: the patch's, then its base's.
+    pub fn sizes(&self) -> Vec<FileSizes> {
+        std::iter::once(&self.top)
+            .chain(&self.base)
+            .map(Layer::sizes)
+            .collect()
     }
 
     /// The layer holding every unpatched record.
@@ -2679,6 +2739,18 @@ mod tests {
             .collect();
         assert_eq!(read, data.refs);
         assert_eq!(store.symbols_named("name00100"), [100]);
+        let sizes = store.sizes();
+        assert_eq!(sizes.len(), 1);
+        let listed: u64 = sizes[0].sections.iter().map(|(_, bytes)| bytes).sum();
+        assert!(sizes[0].blocks > 0 && listed + sizes[0].blocks <= sizes[0].bytes);
+        let symbols = sizes[0]
+            .sections
+            .iter()
+            .find(|(name, _)| *name == "symbols");
+        assert_eq!(
+            symbols,
+            Some(&("symbols", u64::from(symbol_count) * SYMBOL_RECORD as u64))
+        );
         // Runs of one name inside a block, across blocks, and names with none.
         for (symbols, refs) in [(symbol_count, ref_count), (3, ref_count + 7)] {
             let data = many_records(symbols, refs);
