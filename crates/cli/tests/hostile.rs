@@ -396,7 +396,8 @@ fn bad_paths_and_damaged_indexes_exit_2_with_a_clear_message() {
     let output = mcursor(root, &["find", "f"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        stderr(&output).contains("mcursor index --full"),
+        stderr(&output).contains("written by format 0, this mcursor reads format")
+            && stderr(&output).contains("mcursor index --full"),
         "{}",
         stderr(&output)
     );

@@ -68,8 +68,11 @@ pub use watch::{BackgroundWatch, WatchEvent, WatchOptions, watch};
 pub(crate) const FORMAT_FILE: &str = "FORMAT";
 pub(crate) const TEXT_DIR: &str = "text";
 
+/// What the `FORMAT` file says before the format's number.
+pub(crate) const FORMAT_MARKER_PREFIX: &str = "mcursor index format ";
+
 pub(crate) fn format_marker() -> String {
-    format!("mcursor index format {FORMAT_VERSION}\n")
+    format!("{FORMAT_MARKER_PREFIX}{FORMAT_VERSION}\n")
 }
 
 /// What each commit of the text index records in its payload: the store generation it

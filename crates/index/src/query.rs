@@ -340,9 +340,14 @@ fn read_generation(dir: &Path) -> Result<u64> {
     let marker = dir.join(FORMAT_FILE);
     let format = std::fs::read_to_string(&marker).at(&marker)?;
     if format != format_marker() {
+        // The marker's number alone, as the message words it ("written by format 6").
+        let written = format.trim();
         return Err(IndexError::FormatMismatch {
             path: dir.to_path_buf(),
-            found: format.trim().to_owned(),
+            found: written
+                .strip_prefix(crate::FORMAT_MARKER_PREFIX)
+                .unwrap_or(written)
+                .to_owned(),
             expected: crate::FORMAT_VERSION,
         });
     }
