@@ -730,6 +730,14 @@ struct FileSymbols<'a> {
     row_symbols: Vec<u32>,
 }
 
+/// The file holding symbol `id`, given each file's first id: the last file whose ids start
+/// at or before `id` (a file without symbols shares its base with the next one).
+fn file_of(file_base: &[u32], id: u32) -> usize {
+    file_base
+        .partition_point(|&base| base <= id)
+        .saturating_sub(1)
+}
+
 /// Every file's symbols, by id (`file_base[fid]` is file `fid`'s first; `count` in all),
 /// made in parallel straight into their places: a vector per file appended to the table
 /// was about half of what making the symbols cost a watched edit (every file's, each
@@ -740,13 +748,6 @@ fn every_symbol<'a>(
     file_base: &[u32],
     count: u32,
 ) -> Vec<Symbol<'a>> {
-    // The file holding `sid`: the last whose base is at most `sid` (a file without
-    // symbols shares its base with the next one).
-    let file_of = |sid: u32| {
-        file_base
-            .partition_point(|&base| base <= sid)
-            .saturating_sub(1)
-    };
     (0..count)
         .into_par_iter()
         .with_min_len(4096)
@@ -755,7 +756,7 @@ fn every_symbol<'a>(
             || (0usize, 0u32, 0u32),
             |(fid, start, end), sid| {
                 if !(*start..*end).contains(&sid) {
-                    *fid = file_of(sid);
+                    *fid = file_of(file_base, sid);
                     *start = file_base[*fid];
                     *end = file_base.get(*fid + 1).copied().unwrap_or(count);
                 }
@@ -938,12 +939,7 @@ impl RowSource for TreeRows<'_> {
     }
 
     fn position(&self, id: u32) -> (u32, u32, u32) {
-        // The last file whose ids start at or before `id`: every later file's start
-        // after the end of the file that holds it.
-        let file = self
-            .file_base
-            .partition_point(|&b| b <= id)
-            .saturating_sub(1);
+        let file = file_of(&self.file_base, id);
         let definition = self.files.get(file).and_then(|f| {
             let facts = f.facts.as_ref()?;
             facts.definitions.get((id - self.file_base[file]) as usize)
