@@ -1493,7 +1493,7 @@ fn prepare_patch(
             implementations.push(record);
             continue;
         };
-        let container = facts.as_ref()?.containers.get(record.container as usize)?;
+        let container = facts.as_ref()?.container_at(record.container)?;
         implementations.push(store::ImplRecord {
             line: container.start.line,
             column: container.start.column,

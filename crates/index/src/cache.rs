@@ -44,9 +44,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// strings as one text, definitions' name order stored, container heads in the memo, the
 /// uses after everything else; 5: the uses compressed apart; 6: the references packed
 /// apart, every block's length stored; 7: `NONE` ids and lines packed small; 8: the
-/// definitions' texts packed apart, inside the uses); a cache of another layout is
-/// ignored.
-const LAYOUT_VERSION: u32 = 8;
+/// definitions' texts packed apart, inside the uses; 9: a definition's texts and type
+/// lists each found by one offset); a cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 9;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";

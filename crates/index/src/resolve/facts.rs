@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rustc_hash::FxHashMap as HashMap;
 use rustc_hash::FxHashSet as HashSet;
 
-use mcursor_syntax::{Container, Import, ImportTarget, RefKind, SymbolKind, TypeRef, ValueChain};
+use mcursor_syntax::{Import, ImportTarget, Position, RefKind, SymbolKind, TypeRef, ValueChain};
 
 use crate::store::{NONE, SymbolRow};
 
@@ -150,13 +150,84 @@ pub(crate) struct Def {
     pub type_ref: u32,
     /// Index into [`CompactFacts::chains`] (initial value), or `NONE`.
     pub value: u32,
-    /// Range in [`CompactFacts::type_lists`]: the types of positional fields.
-    pub tuple_fields: (u32, u32),
-    /// Range in [`CompactFacts::type_lists`]: the declared parameter types.
-    pub params: (u32, u32),
-    /// Byte ranges in the file's texts (see [`PackedTexts`]).
-    signature: (u32, u32),
-    doc: (u32, u32),
+    /// Where [`CompactFacts::type_lists`] lists the types of its positional fields and
+    /// declared parameters (two counts, then the fields' type ids, then the
+    /// parameters'), or `NONE` when it has neither.
+    lists: u32,
+    /// Where its signature starts in the file's texts, or `NONE` when it has neither a
+    /// signature nor a doc (see [`PackedTexts`]).
+    text: u32,
+}
+
+/// A container (an `impl`, a class, a trait...) as kept until resolution: integers into
+/// its file's tables, like [`Def`] (its types among the file's deduplicated types).
+/// Read through [`ContainerRef`]. A syntax [`mcursor_syntax::Container`] held its name and types as
+/// strings and trees of its own: 168 bytes and several allocations each, where a large
+/// Rust tree has about 180,000 containers.
+#[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+pub(crate) struct CompactContainer {
+    /// String id.
+    name: u32,
+    /// Index into [`CompactFacts::types`].
+    self_type: u32,
+    /// Index into [`CompactFacts::types`], or `NONE`.
+    implements: u32,
+    /// Where [`CompactFacts::type_lists`] lists its supertypes (a count, then their type
+    /// ids), or `NONE` when it has none.
+    supertypes: u32,
+    is_abstract: bool,
+    blanket: bool,
+    start: Position,
+    end: Position,
+}
+
+/// A container of a file's facts, read (see [`mcursor_syntax::Container`] for what each part means).
+#[derive(Clone, Copy)]
+pub(crate) struct ContainerRef<'f> {
+    pub name: &'f str,
+    pub self_type: &'f TypeRef,
+    pub implements: Option<&'f TypeRef>,
+    supertype_ids: &'f [u32],
+    types: &'f [TypeRef],
+    pub is_abstract: bool,
+    pub blanket: bool,
+    pub start: Position,
+    pub end: Position,
+}
+
+/// A type id that names no type (damage the cache's checksum missed) reads as unknown.
+static UNKNOWN_TYPE: TypeRef = TypeRef::Unknown;
+
+impl<'f> ContainerRef<'f> {
+    pub fn supertypes(&self) -> impl Iterator<Item = &'f TypeRef> + use<'f> {
+        let types = self.types;
+        self.supertype_ids
+            .iter()
+            .map(move |&id| types.get(id as usize).unwrap_or(&UNKNOWN_TYPE))
+    }
+
+    /// What two versions of a file's container are compared by: all but its position.
+    fn key(&self) -> ContainerKey {
+        ContainerKey {
+            name: self.name.to_owned(),
+            self_type: self.self_type.clone(),
+            implements: self.implements.cloned(),
+            supertypes: self.supertypes().cloned().collect(),
+            is_abstract: self.is_abstract,
+            blanket: self.blanket,
+        }
+    }
+}
+
+/// A container but its position, owned (see [`ContainerRef::key`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct ContainerKey {
+    name: String,
+    self_type: TypeRef,
+    implements: Option<TypeRef>,
+    supertypes: Vec<TypeRef>,
+    is_abstract: bool,
+    blanket: bool,
 }
 
 /// One parsed file's facts in a compact form. The builder keeps every file's facts until
@@ -184,7 +255,7 @@ pub(crate) struct CompactFacts {
     pub chains: Vec<ValueChain>,
     /// Type ids of definitions' positional fields and parameters, back to back.
     type_lists: Vec<u32>,
-    pub containers: Vec<Container>,
+    containers: Vec<CompactContainer>,
     /// Definition indices sorted by name (stored: sorting them again on every load was a
     /// third of what loading the facts cache cost).
     by_name: Vec<u32>,
@@ -207,7 +278,7 @@ pub(crate) struct DeclarationsRef<'a> {
     types: &'a [TypeRef],
     chains: &'a [ValueChain],
     type_lists: &'a [u32],
-    containers: &'a [Container],
+    containers: &'a [CompactContainer],
     by_name: &'a [u32],
 }
 
@@ -222,7 +293,7 @@ pub(crate) struct Declarations {
     types: Vec<TypeRef>,
     chains: Vec<ValueChain>,
     type_lists: Vec<u32>,
-    containers: Vec<Container>,
+    containers: Vec<CompactContainer>,
     by_name: Vec<u32>,
 }
 
@@ -239,7 +310,7 @@ pub(crate) struct Uses {
     texts: PackedTexts,
 }
 
-/// A file's definitions' signatures and docs, back to back, as one LZ4 block (its size
+/// A file's definitions' signatures and docs, back to back, each ended by a NUL, as one LZ4 block (its size
 /// first), held so from the parse (or the cache read) until the store is written, which
 /// unpacks them a file at a time: on `rustreg` every file's texts are 113 MiB unpacked,
 /// held through a whole cold build. The cache stores them as they are. Empty: the file
@@ -248,6 +319,40 @@ pub(crate) struct Uses {
 pub(crate) struct PackedTexts(Box<[u8]>);
 
 impl PackedTexts {
+    /// Appends a definition's signature and doc to a file's `texts`, each ended by a NUL
+    /// (which no indexed text holds: a file with one is binary; any is dropped all the
+    /// same), and returns where they start (`NONE` for two empty texts, which take no
+    /// bytes). One offset a definition where a range for each took 16 bytes.
+    fn push(texts: &mut String, signature: &str, doc: &str) -> u32 {
+        if signature.is_empty() && doc.is_empty() {
+            return NONE;
+        }
+        let start = texts.len() as u32;
+        for text in [signature, doc] {
+            if text.contains('\0') {
+                texts.extend(text.chars().filter(|&c| c != '\0'));
+            } else {
+                texts.push_str(text);
+            }
+            texts.push('\0');
+        }
+        start
+    }
+
+    /// The signature and doc [`PackedTexts::push`] put at `start` of `texts`; empty ones
+    /// where `start` is `NONE` or past the texts, or the texts are cut short.
+    fn get(texts: &str, start: u32) -> (&str, &str) {
+        let split = || {
+            let (signature, rest) = texts.get(start as usize..)?.split_once('\0')?;
+            let (doc, _) = rest.split_once('\0')?;
+            Some((signature, doc))
+        };
+        match start {
+            NONE => ("", ""),
+            _ => split().unwrap_or(("", "")),
+        }
+    }
+
     fn pack(texts: &str) -> PackedTexts {
         if texts.is_empty() {
             return PackedTexts::default();
@@ -481,8 +586,55 @@ impl CompactFacts {
         (d.container != NONE).then(|| self.string(d.container))
     }
 
-    pub fn container_of(&self, d: &Def) -> Option<&Container> {
-        self.containers.get(d.container_id as usize)
+    pub fn container_of(&self, d: &Def) -> Option<ContainerRef<'_>> {
+        self.container_at(d.container_id)
+    }
+
+    /// Container `index` of this file.
+    pub fn container_at(&self, index: u32) -> Option<ContainerRef<'_>> {
+        let c = self.containers.get(index as usize)?;
+        let ty = |id: u32| self.types.get(id as usize);
+        Some(ContainerRef {
+            name: self.string(c.name),
+            self_type: ty(c.self_type).unwrap_or(&UNKNOWN_TYPE),
+            implements: match c.implements {
+                NONE => None,
+                id => Some(ty(id).unwrap_or(&UNKNOWN_TYPE)),
+            },
+            supertype_ids: self.listed(c.supertypes, 1).map_or(&[], |(ids, _)| ids),
+            types: &self.types,
+            is_abstract: c.is_abstract,
+            blanket: c.blanket,
+            start: c.start,
+            end: c.end,
+        })
+    }
+
+    /// This file's containers, in order.
+    pub fn containers(&self) -> impl Iterator<Item = ContainerRef<'_>> {
+        (0..self.containers.len() as u32).filter_map(|i| self.container_at(i))
+    }
+
+    pub fn container_count(&self) -> usize {
+        self.containers.len()
+    }
+
+    /// The ids [`CompactFacts::type_lists`] lists at `start` after `counts` counts, split
+    /// after the first count's; `None` where `start` is `NONE` or the lists are damaged.
+    fn listed(&self, start: u32, counts: usize) -> Option<(&[u32], &[u32])> {
+        if start == NONE {
+            return None;
+        }
+        let start = start as usize;
+        let ids_start = start.checked_add(counts)?;
+        let header = self.type_lists.get(start..ids_start)?;
+        let total = header
+            .iter()
+            .try_fold(0usize, |sum, &n| sum.checked_add(n as usize))?;
+        let ids = self
+            .type_lists
+            .get(ids_start..ids_start.checked_add(total)?)?;
+        Some(ids.split_at(header[0] as usize))
     }
 
     pub fn type_of(&self, d: &Def) -> Option<&TypeRef> {
@@ -493,22 +645,33 @@ impl CompactFacts {
         self.chains.get(d.value as usize)
     }
 
-    fn listed_type(&self, (start, len): (u32, u32), index: usize) -> Option<&TypeRef> {
-        if index >= len as usize {
-            return None;
-        }
-        let id = *self.type_lists.get(start as usize + index)?;
-        self.types.get(id as usize)
+    /// The type ids of definition `d`'s positional fields and of its declared
+    /// parameters; empty when it has none (or the lists are damaged).
+    fn lists(&self, d: &Def) -> (&[u32], &[u32]) {
+        self.listed(d.lists, 2).unwrap_or((&[], &[]))
     }
 
     /// The type of positional field `index` of definition `d` (`.0` of a tuple struct).
     pub fn tuple_field(&self, d: &Def, index: usize) -> Option<&TypeRef> {
-        self.listed_type(d.tuple_fields, index)
+        let id = *self.lists(d).0.get(index)?;
+        self.types.get(id as usize)
     }
 
     /// The declared type of parameter `index` of function `d`.
     pub fn param(&self, d: &Def, index: usize) -> Option<&TypeRef> {
-        self.listed_type(d.params, index)
+        let id = *self.lists(d).1.get(index)?;
+        self.types.get(id as usize)
+    }
+
+    /// The declared types of `d`'s positional fields and of its parameters, for
+    /// comparing two versions of a file.
+    fn listed_types(&self, d: &Def) -> [Vec<Option<TypeRef>>; 2] {
+        let (fields, params) = self.lists(d);
+        [fields, params].map(|ids| {
+            ids.iter()
+                .map(|&id| self.types.get(id as usize).cloned())
+                .collect()
+        })
     }
 
     pub fn chain(&self, r: &LocalRef) -> Option<&ValueChain> {
@@ -594,23 +757,20 @@ impl CompactFacts {
             .collect();
         let mut module_paths: Interner<Vec<String>> = Interner::new();
         let mut texts = String::new();
-        let mut push_text = |text: &str| -> (u32, u32) {
-            let start = texts.len() as u32;
-            texts.push_str(text);
-            (start, text.len() as u32)
-        };
         let mut definitions = Vec::with_capacity(facts.definitions.len());
         let mut type_lists: Vec<u32> = Vec::new();
-        let mut list = |list: Vec<TypeRef>, types: &mut Interner<TypeRef>| {
-            let start = type_lists.len() as u32;
-            for ty in list {
-                type_lists.push(types.add(ty));
-            }
-            (start, type_lists.len() as u32 - start)
-        };
         for d in facts.definitions {
-            let fields = list(d.tuple_fields, &mut types);
-            let params = list(d.params, &mut types);
+            let lists = if d.tuple_fields.is_empty() && d.params.is_empty() {
+                NONE
+            } else {
+                let start = type_lists.len() as u32;
+                type_lists.extend([d.tuple_fields.len() as u32, d.params.len() as u32]);
+                for ty in d.tuple_fields.into_iter().chain(d.params) {
+                    type_lists.push(types.add(ty));
+                }
+                start
+            };
+            let doc = d.doc.map(doc_summary).unwrap_or_default();
             definitions.push(Def {
                 name: strings.add(d.name),
                 kind: d.kind,
@@ -625,12 +785,33 @@ impl CompactFacts {
                 default_export: d.default_export,
                 type_ref: d.type_ref.map(|t| types.add(t)).unwrap_or(NONE),
                 value: d.value.map(|v| chains.add(v)).unwrap_or(NONE),
-                tuple_fields: fields,
-                params,
-                signature: push_text(&d.signature),
-                doc: push_text(&d.doc.map(doc_summary).unwrap_or_default()),
+                lists,
+                text: PackedTexts::push(&mut texts, &d.signature, &doc),
             });
         }
+        let containers = facts
+            .containers
+            .into_iter()
+            .map(|c| CompactContainer {
+                name: strings.add(c.name),
+                self_type: types.add(c.self_type),
+                implements: c.implements.map(|t| types.add(t)).unwrap_or(NONE),
+                supertypes: if c.supertypes.is_empty() {
+                    NONE
+                } else {
+                    let start = type_lists.len() as u32;
+                    type_lists.push(c.supertypes.len() as u32);
+                    for ty in c.supertypes {
+                        type_lists.push(types.add(ty));
+                    }
+                    start
+                },
+                is_abstract: c.is_abstract,
+                blanket: c.blanket,
+                start: c.start,
+                end: c.end,
+            })
+            .collect();
         let mut compact = CompactFacts {
             strings: StringTable::new(&strings.values),
             module_paths: module_paths.values,
@@ -642,7 +823,7 @@ impl CompactFacts {
             types: types.values,
             chains: chains.values,
             type_lists,
-            containers: facts.containers,
+            containers,
             by_name: Vec::new(),
             imports_by_local: Vec::new(),
             has_uses: true,
@@ -772,12 +953,7 @@ impl CompactFacts {
                 d.default_export,
                 f.type_of(d).cloned(),
                 f.value_of(d).cloned(),
-                (0..d.tuple_fields.1 as usize)
-                    .map(|i| f.tuple_field(d, i).cloned())
-                    .collect::<Vec<_>>(),
-                (0..d.params.1 as usize)
-                    .map(|i| f.param(d, i).cloned())
-                    .collect::<Vec<_>>(),
+                f.listed_types(d),
             )
         };
         let import = |i: &Import| {
@@ -792,13 +968,10 @@ impl CompactFacts {
             && self.imports.len() == other.imports.len()
             && self.default_export_name == other.default_export_name
             && self.containers.len() == other.containers.len()
-            && self.containers.iter().zip(&other.containers).all(|(a, b)| {
-                Container {
-                    start: b.start,
-                    end: b.end,
-                    ..a.clone()
-                } == *b
-            })
+            && self
+                .containers()
+                .zip(other.containers())
+                .all(|(a, b)| a.key() == b.key())
             && self
                 .definitions
                 .iter()
@@ -826,16 +999,11 @@ impl CompactFacts {
         includes_leak: bool,
     ) -> Result<InterfaceChange, &'static str> {
         let mut changed = BTreeSet::new();
-        let container_key = |c: &Container| (c.name.clone(), c.self_type.clone());
-        let containers = |f: &CompactFacts| -> HashMap<Container, i32> {
+        let container_key = |c: ContainerRef| (c.name.to_owned(), c.self_type.clone());
+        let containers = |f: &CompactFacts| -> HashMap<ContainerKey, i32> {
             let mut counts = HashMap::default();
-            for c in &f.containers {
-                let key = Container {
-                    start: Default::default(),
-                    end: Default::default(),
-                    ..c.clone()
-                };
-                *counts.entry(key).or_insert(0) += 1;
+            for c in f.containers() {
+                *counts.entry(c.key()).or_insert(0) += 1;
             }
             counts
         };
@@ -868,8 +1036,7 @@ impl CompactFacts {
             bool,
             Option<TypeRef>,
             Option<ValueChain>,
-            Vec<Option<TypeRef>>,
-            Vec<Option<TypeRef>>,
+            [Vec<Option<TypeRef>>; 2],
         );
         let definitions = |f: &CompactFacts| -> HashMap<DefKey, i32> {
             let mut counts = HashMap::default();
@@ -887,12 +1054,7 @@ impl CompactFacts {
                     d.default_export,
                     f.type_of(d).cloned(),
                     f.value_of(d).cloned(),
-                    (0..d.tuple_fields.1 as usize)
-                        .map(|i| f.tuple_field(d, i).cloned())
-                        .collect(),
-                    (0..d.params.1 as usize)
-                        .map(|i| f.param(d, i).cloned())
-                        .collect(),
+                    f.listed_types(d),
                 );
                 *counts.entry(key).or_insert(0) += 1;
             }
@@ -956,9 +1118,9 @@ impl CompactFacts {
     /// implements or extends.
     pub fn members_of_types(&self, types: &HashSet<&str>) -> (Vec<String>, Vec<String>) {
         let (mut members, mut supertypes) = (Vec::new(), Vec::new());
-        for (i, c) in self.containers.iter().enumerate() {
-            let named = types.contains(c.name.as_str())
-                || matches!(&c.self_type, TypeRef::Named { path, .. }
+        for (i, c) in self.containers().enumerate() {
+            let named = types.contains(c.name)
+                || matches!(c.self_type, TypeRef::Named { path, .. }
                     if path.last().is_some_and(|n| types.contains(n.as_str())));
             if !named {
                 continue;
@@ -969,7 +1131,7 @@ impl CompactFacts {
                     .filter(|d| d.container_id == i as u32)
                     .map(|d| self.name(d).to_owned()),
             );
-            for t in c.implements.iter().chain(&c.supertypes) {
+            for t in c.implements.into_iter().chain(c.supertypes()) {
                 if let TypeRef::Named { path, .. } = t {
                     supertypes.extend(path.last().cloned());
                 }
@@ -1036,6 +1198,7 @@ impl CompactFacts {
     fn for_each_mentioned(&self, check: &mut impl FnMut(&str)) {
         self.strings().for_each(&mut *check);
         self.module_paths.iter().flatten().for_each(|s| check(s));
+        // Containers' names and types are among the strings and types above.
         for i in &self.imports {
             check(&i.local);
             match &i.target {
@@ -1050,15 +1213,6 @@ impl CompactFacts {
         self.chains
             .iter()
             .for_each(|c| c.for_each_name(&mut *check));
-        for c in &self.containers {
-            c.self_type.for_each_name(&mut *check);
-            c.implements
-                .iter()
-                .for_each(|t| t.for_each_name(&mut *check));
-            c.supertypes
-                .iter()
-                .for_each(|t| t.for_each_name(&mut *check));
-        }
     }
 
     /// The names of this file's definitions whose type may follow from `names`: their
@@ -1084,18 +1238,15 @@ impl CompactFacts {
                 found
             })
             .collect();
+        let at = |flags: &[bool], i: u32| flags.get(i as usize).copied().unwrap_or(false);
         let containers: Vec<bool> = self
             .containers
             .iter()
-            .map(|c| mentions_type(&c.self_type))
+            .map(|c| at(&typed, c.self_type))
             .collect();
-        let at = |flags: &[bool], i: u32| flags.get(i as usize).copied().unwrap_or(false);
-        let listed = |(start, len): (u32, u32)| {
-            (start..start + len).any(|i| {
-                self.type_lists
-                    .get(i as usize)
-                    .is_some_and(|&t| at(&typed, t))
-            })
+        let listed = |d: &Def| {
+            let (fields, params) = self.lists(d);
+            fields.iter().chain(params).any(|&t| at(&typed, t))
         };
         self.definitions
             .iter()
@@ -1103,8 +1254,7 @@ impl CompactFacts {
                 at(&typed, d.type_ref)
                     || at(&valued, d.value)
                     || at(&containers, d.container_id)
-                    || listed(d.params)
-                    || listed(d.tuple_fields)
+                    || listed(d)
             })
             .map(|d| self.name(d).to_owned())
             .collect()
@@ -1144,11 +1294,7 @@ impl CompactFacts {
         symbol_base: u32,
         prefix: Arc<str>,
     ) -> SymbolRow<'t> {
-        let text = |(start, len): (u32, u32)| {
-            texts
-                .get(start as usize..(start + len) as usize)
-                .unwrap_or("")
-        };
+        let (signature, doc) = PackedTexts::get(texts, d.text);
         SymbolRow {
             name,
             file: fid,
@@ -1164,8 +1310,8 @@ impl CompactFacts {
             kind: d.kind,
             member: d.container != NONE,
             prefix,
-            signature: Cow::Borrowed(text(d.signature)),
-            doc: Cow::Borrowed(text(d.doc)),
+            signature: Cow::Borrowed(signature),
+            doc: Cow::Borrowed(doc),
         }
     }
 
@@ -1347,6 +1493,102 @@ mod tests {
         facts.drop_uses();
         assert_eq!(facts.texts(), "");
         assert_eq!(PackedTexts::pack("").unpack().as_deref(), Some(""));
+    }
+
+    #[test]
+    fn definitions_and_containers_keep_their_types_by_offset_and_read_back_as_extracted() {
+        let source = b"pub struct Pair(Left, Right);\n\
+            pub fn join(a: Left, b: &Right) -> Pair { todo!() }\n\
+            pub trait Shape: Area + Draw {}\n\
+            impl Shape for Pair {}\n\
+            impl<T: Area> Draw for T {}\n\
+            pub fn bare() {}\n";
+        let parsed = mcursor_syntax::parse_source(
+            mcursor_syntax::Lang::Rust,
+            source,
+            &mcursor_syntax::ParseConfig::default(),
+        );
+        let facts = CompactFacts::from_facts(parsed.clone());
+        // What was extracted, read back through the offsets.
+        for (d, extracted) in facts.definitions.iter().zip(&parsed.definitions) {
+            let fields: Vec<Option<&TypeRef>> = (0..extracted.tuple_fields.len() + 1)
+                .map(|i| facts.tuple_field(d, i))
+                .collect();
+            let mut expected: Vec<Option<&TypeRef>> =
+                extracted.tuple_fields.iter().map(Some).collect();
+            expected.push(None);
+            assert_eq!(fields, expected, "{}", extracted.name);
+            let params: Vec<Option<&TypeRef>> = (0..extracted.params.len() + 1)
+                .map(|i| facts.param(d, i))
+                .collect();
+            let mut expected: Vec<Option<&TypeRef>> = extracted.params.iter().map(Some).collect();
+            expected.push(None);
+            assert_eq!(params, expected, "{}", extracted.name);
+        }
+        let pair = facts.definitions.iter().find(|d| facts.name(d) == "Pair");
+        assert!(pair.is_some_and(|d| facts.tuple_field(d, 1).is_some()));
+        let join = facts.definitions.iter().find(|d| facts.name(d) == "join");
+        assert!(join.is_some_and(|d| facts.param(d, 1).is_some()));
+        let bare = facts.definitions.iter().find(|d| facts.name(d) == "bare");
+        assert!(bare.is_some_and(|d| d.lists == NONE), "no lists, no bytes");
+        assert_eq!(facts.container_count(), parsed.containers.len());
+        assert!(parsed.containers.iter().any(|c| !c.supertypes.is_empty()));
+        assert!(parsed.containers.iter().any(|c| c.blanket));
+        for (read, extracted) in facts.containers().zip(&parsed.containers) {
+            assert_eq!(read.name, extracted.name);
+            assert_eq!(read.self_type, &extracted.self_type);
+            assert_eq!(read.implements, extracted.implements.as_ref());
+            assert_eq!(
+                read.supertypes().collect::<Vec<_>>(),
+                extracted.supertypes.iter().collect::<Vec<_>>()
+            );
+            assert_eq!(
+                (read.is_abstract, read.blanket, read.start, read.end),
+                (
+                    extracted.is_abstract,
+                    extracted.blanket,
+                    extracted.start,
+                    extracted.end
+                )
+            );
+        }
+        // Offsets that point past the lists (damage a checksum missed) read as nothing.
+        let mut damaged = facts;
+        for d in &mut damaged.definitions {
+            d.lists = u32::MAX - 1;
+        }
+        for c in &mut damaged.containers {
+            (c.self_type, c.implements, c.supertypes) = (u32::MAX - 1, 7_000, 7_000);
+        }
+        for d in &damaged.definitions {
+            assert_eq!(
+                (damaged.tuple_field(d, 0), damaged.param(d, 0)),
+                (None, None)
+            );
+        }
+        for c in damaged.containers() {
+            assert_eq!(
+                (c.self_type, c.implements, c.supertypes().count()),
+                (&TypeRef::Unknown, Some(&TypeRef::Unknown), 0)
+            );
+        }
+    }
+
+    #[test]
+    fn a_definition_s_texts_end_at_a_nul_and_a_nul_inside_them_is_dropped() {
+        let mut texts = String::new();
+        let first = PackedTexts::push(&mut texts, "fn a()", "Does a.");
+        let none = PackedTexts::push(&mut texts, "", "");
+        let second = PackedTexts::push(&mut texts, "fn b(\0)", "");
+        let third = PackedTexts::push(&mut texts, "", "Only a doc.");
+        assert_eq!(none, NONE);
+        assert_eq!(PackedTexts::get(&texts, first), ("fn a()", "Does a."));
+        assert_eq!(PackedTexts::get(&texts, none), ("", ""));
+        assert_eq!(PackedTexts::get(&texts, second), ("fn b()", ""));
+        assert_eq!(PackedTexts::get(&texts, third), ("", "Only a doc."));
+        // Past the texts, or cut inside them: nothing, never a neighbour's text.
+        assert_eq!(PackedTexts::get(&texts, texts.len() as u32 + 5), ("", ""));
+        assert_eq!(PackedTexts::get(&texts[..texts.len() - 1], third), ("", ""));
     }
 
     #[test]

@@ -45,7 +45,8 @@ use crate::store::{
 use crate::trace::trace_phase;
 
 pub(crate) use facts::{
-    CompactFacts, Declarations, DeclarationsRef, Def, LocalRef, NameSet, PackedRefs, Uses, UsesRef,
+    CompactFacts, ContainerRef, Declarations, DeclarationsRef, Def, LocalRef, NameSet, PackedRefs,
+    Uses, UsesRef,
 };
 pub(crate) use go::go_module_path;
 pub(crate) use kept::KeptTables;

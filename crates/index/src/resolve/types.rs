@@ -28,7 +28,7 @@ use mcursor_syntax::{
 };
 use rayon::prelude::*;
 
-use super::{CompactFacts, Def, Outcome, Place, Tables};
+use super::{CompactFacts, ContainerRef, Def, Outcome, Place, Tables};
 use crate::store::{ImplKind, ImplRecord, NONE};
 
 /// Types visited while looking for a member among supertypes.
@@ -141,7 +141,7 @@ impl KnownHeads<'_> {
     /// File `fid`'s recorded heads in this resolution's ids, if they can be used.
     fn of_file(&self, t: &Tables, fid: u32) -> Option<Vec<ContainerHead>> {
         let heads = (*self.heads.get(fid as usize)?)?;
-        let containers = t.files[fid as usize].facts.as_ref()?.containers.len();
+        let containers = t.files[fid as usize].facts.as_ref()?.container_count();
         if heads.len() != containers {
             return None;
         }
@@ -691,7 +691,7 @@ impl Tables<'_> {
         };
         let base = self.file_base[fid as usize];
         // A definition inside each container, for the modules its paths resolve in.
-        let mut member_of: Vec<u32> = vec![NONE; facts.containers.len()];
+        let mut member_of: Vec<u32> = vec![NONE; facts.container_count()];
         for (i, d) in facts.definitions.iter().enumerate() {
             if let Some(slot) = member_of.get_mut(d.container_id as usize)
                 && *slot == NONE
@@ -706,12 +706,12 @@ impl Tables<'_> {
             .definitions
             .iter()
             .enumerate()
-            .filter(|(_, d)| (d.container_id as usize) < facts.containers.len())
+            .filter(|(_, d)| (d.container_id as usize) < facts.container_count())
             .map(|(i, d)| (d.container_id, base + i as u32))
             .collect();
         members_of.sort_unstable();
         let mut known = known.map(Vec::into_iter);
-        for (ci, container) in facts.containers.iter().enumerate() {
+        for (ci, container) in facts.containers().enumerate() {
             let head = match known.as_mut().and_then(Iterator::next) {
                 Some(head) => head,
                 None => {
@@ -719,14 +719,12 @@ impl Tables<'_> {
                     // written (the same inline modules).
                     let at = self.place(fid, facts, member_of[ci]);
                     ContainerHead {
-                        self_type: self.eval_type(family, at, &container.self_type, None),
+                        self_type: self.eval_type(family, at, container.self_type, None),
                         implements: container
                             .implements
-                            .as_ref()
                             .map(|tr| self.eval_type(family, at, tr, None)),
                         supertypes: container
-                            .supertypes
-                            .iter()
+                            .supertypes()
                             .map(|supertype| self.eval_type(family, at, supertype, None))
                             .collect(),
                     }
@@ -738,7 +736,7 @@ impl Tables<'_> {
                 supertypes,
             } = &head;
             let is_deref = implements.is_some()
-                && container.implements.as_ref().is_some_and(|tr| {
+                && container.implements.is_some_and(|tr| {
                     matches!(tr, TypeRef::Named { path, .. }
                         if path.last().map(String::as_str) == self.resolver(family).deref_trait())
                 });
@@ -796,7 +794,7 @@ impl Tables<'_> {
                         Ty::Repo(sid) => Some(*sid),
                         _ => None,
                     },
-                    implementor_text: implementor_text(container),
+                    implementor_text: implementor_text(&container),
                     file: fid,
                     container: ci as u32,
                     line: container.start.line,
@@ -1518,8 +1516,8 @@ fn mentions_self(ty: &TypeRef) -> bool {
 /// The implementing type as written: `Engine`, `Vec<T>`; for a blanket impl its
 /// parameter with the bounds (`P: Source`; extraction names the container
 /// `<P as Parser>`).
-fn implementor_text(container: &mcursor_syntax::Container) -> String {
-    match &container.self_type {
+fn implementor_text(container: &ContainerRef) -> String {
+    match container.self_type {
         TypeRef::Bounds(bounds) if container.blanket => {
             let parameter = container
                 .name
