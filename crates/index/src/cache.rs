@@ -9,7 +9,10 @@
 //!
 //! Layout: `MCURFACT`, the store's format version (u32), the cache's own layout version
 //! (u32), the extraction fingerprint (u32 length + bytes), the entry count (u64), then
-//! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes: two
+//! each entry as a u32 length, an xxh3 checksum (u64) of its bytes and the bytes, then
+//! the directory (each entry's path hash and offset, u64 each, by hash) and the trailer
+//! (the directory's xxh3 checksum and offset, u64 each), so that a lookup of a few paths
+//! reads only their entries. An entry's bytes are two
 //! postcard messages, the file's record, declarations and container heads first (the
 //! path its first field), then its definitions' texts (packed as the facts hold them:
 //! `PackedTexts`) and the outcomes of its uses; each message but the
@@ -45,8 +48,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// uses after everything else; 5: the uses compressed apart; 6: the references packed
 /// apart, every block's length stored; 7: `NONE` ids and lines packed small; 8: the
 /// definitions' texts packed apart, inside the uses; 9: a definition's texts and type
-/// lists each found by one offset); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 9;
+/// lists each found by one offset; 10: a directory of the entries by path hash); a
+/// cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 10;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -365,8 +369,33 @@ fn decompress_entry(stored: &[u8], part: Part) -> Option<(Vec<u8>, &[u8])> {
     Some((encoded, references))
 }
 
+/// Bytes after the directory: its checksum and where it starts (u64 each).
+const TRAILER: usize = 16;
+/// Bytes of one directory record: an entry's path hash and where the entry starts.
+const DIRECTORY_RECORD: usize = 16;
+
+/// The hash a path is found by in a cache file's directory.
+fn path_hash(path: &str) -> u64 {
+    xxhash_rust::xxh3::xxh3_64(path.as_bytes())
+}
+
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(
+        bytes.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
+}
+
+fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(
+        bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
+}
+
 /// The stored entries of a cache file (only those of `only`, when given), each with its
-/// checksum; `None` for a file of another format or layout, or one cut short.
+/// checksum; `None` for a file of another format or layout, one cut short, or one whose
+/// directory is damaged. Entries of `only` are found through the directory, reading
+/// those entries' bytes alone: a scan of every entry's path touched the whole mapped
+/// file (on `rustreg`, 134 MB: 28 ms to find one entry under `watch`).
 fn entry_slices<'a>(bytes: &'a [u8], only: Option<&HashSet<&str>>) -> Option<Vec<(u64, &'a [u8])>> {
     let mut at = 0usize;
     let mut take = |n: usize| -> Option<&'a [u8]> {
@@ -388,16 +417,58 @@ fn entry_slices<'a>(bytes: &'a [u8], only: Option<&HashSet<&str>>) -> Option<Vec
         return None;
     }
     let count = u64::from_le_bytes(take(8)?.try_into().ok()?);
-    let mut slices = Vec::with_capacity(count.min(1 << 20) as usize);
-    for _ in 0..count {
-        let len = u32::from_le_bytes(take(4)?.try_into().ok()?) as usize;
-        let checksum = u64::from_le_bytes(take(8)?.try_into().ok()?);
-        let slice = take(len)?;
-        if only.is_none_or(|paths| entry_path(slice).is_some_and(|p| paths.contains(p))) {
+    let entries_start = at;
+    let directory = directory(bytes, entries_start, count)?;
+    let entries_end = bytes.len() - TRAILER - directory.len();
+    let entry_at = |offset: usize| -> Option<(u64, &'a [u8], usize)> {
+        let len = u32_at(bytes, offset)? as usize;
+        let checksum = u64_at(bytes, offset.checked_add(4)?)?;
+        let start = offset.checked_add(12)?;
+        let end = start.checked_add(len).filter(|&end| end <= entries_end)?;
+        Some((checksum, &bytes[start..end], end))
+    };
+    let Some(paths) = only else {
+        let mut slices = Vec::with_capacity(count.min(1 << 20) as usize);
+        let mut offset = entries_start;
+        for _ in 0..count {
+            let (checksum, slice, end) = entry_at(offset)?;
             slices.push((checksum, slice));
+            offset = end;
+        }
+        return (offset == entries_end).then_some(slices);
+    };
+    let (records, _) = directory.as_chunks::<DIRECTORY_RECORD>();
+    let hash_of = |record: &[u8; DIRECTORY_RECORD]| u64_at(record, 0).unwrap_or(0);
+    let mut slices = Vec::with_capacity(paths.len());
+    for &path in paths {
+        let hash = path_hash(path);
+        let first = records.partition_point(|record| hash_of(record) < hash);
+        for record in records[first..].iter().take_while(|r| hash_of(r) == hash) {
+            let offset = usize::try_from(u64_at(record, 8)?).ok()?;
+            if offset < entries_start {
+                return None;
+            }
+            let (checksum, slice, _) = entry_at(offset)?;
+            if entry_path(slice) == Some(path) {
+                slices.push((checksum, slice));
+            }
         }
     }
-    (at == bytes.len()).then_some(slices)
+    Some(slices)
+}
+
+/// A cache file's directory (after the entries: each entry's path hash and offset, by
+/// hash), checked against the checksum after it; `None` when it is not there whole.
+fn directory(bytes: &[u8], entries_start: usize, count: u64) -> Option<&[u8]> {
+    let trailer_at = bytes.len().checked_sub(TRAILER)?;
+    let checksum = u64_at(bytes, trailer_at)?;
+    let start = usize::try_from(u64_at(bytes, trailer_at + 8)?).ok()?;
+    let len = usize::try_from(count).ok()?.checked_mul(DIRECTORY_RECORD)?;
+    if start < entries_start || start.checked_add(len)? != trailer_at {
+        return None;
+    }
+    let directory = &bytes[start..trailer_at];
+    (xxhash_rust::xxh3::xxh3_64(directory) == checksum).then_some(directory)
 }
 
 /// Decodes the entries (only those of `only`, when given).
@@ -552,6 +623,9 @@ fn write_file(dir: &Path, name: &str, files: &[EntryToWrite<'_>]) -> Result<()> 
     header.extend_from_slice(fingerprint.as_bytes());
     header.extend_from_slice(&(files.len() as u64).to_le_bytes());
     out.write_all(&header).at(&path)?;
+    let mut offset = header.len() as u64;
+    // Each entry's path hash and offset, for the directory.
+    let mut directory: Vec<(u64, u64)> = Vec::with_capacity(files.len());
     // Encoded in parallel a chunk at a time, so only one chunk's bytes are in memory.
     for chunk in files.chunks(256) {
         let encoded: Vec<(u64, Cow<'_, [u8]>)> = chunk
@@ -565,12 +639,24 @@ fn write_file(dir: &Path, name: &str, files: &[EntryToWrite<'_>]) -> Result<()> 
             })
             .collect();
         for (checksum, bytes) in &encoded {
+            directory.push((entry_path(bytes).map_or(0, path_hash), offset));
             out.write_all(&(bytes.len() as u32).to_le_bytes())
                 .at(&path)?;
             out.write_all(&checksum.to_le_bytes()).at(&path)?;
             out.write_all(bytes).at(&path)?;
+            offset += 12 + bytes.len() as u64;
         }
     }
+    directory.sort_unstable();
+    let directory: Vec<u8> = directory
+        .iter()
+        .flat_map(|&(hash, at)| [hash.to_le_bytes(), at.to_le_bytes()])
+        .flatten()
+        .collect();
+    out.write_all(&directory).at(&path)?;
+    out.write_all(&xxhash_rust::xxh3::xxh3_64(&directory).to_le_bytes())
+        .at(&path)?;
+    out.write_all(&offset.to_le_bytes()).at(&path)?;
     let tmp = out.into_inner().map_err(|e| IndexError::Io {
         path: path.clone(),
         source: e.into_error(),
@@ -732,6 +818,63 @@ mod tests {
         std::fs::write(dir.path().join(CACHE_FILE), &damaged).expect("write");
         std::fs::remove_file(dir.path().join(PATCH_CACHE_FILE)).expect("remove");
         assert!(load_stored(dir.path(), &HashSet::from(["a.rs"])).is_empty());
+    }
+
+    #[test]
+    fn a_few_entries_are_found_through_the_directory_as_a_whole_read_finds_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let files: Vec<ParsedFile> = (0..300)
+            .map(|i| parsed(&format!("d{}/f{i}.rs", i % 7)))
+            .collect();
+        write(dir.path(), &files, &[]).expect("write");
+        let whole = load(dir.path());
+        assert_eq!(whole.len(), 300);
+        let wanted = HashSet::from(["d0/f0.rs", "d3/f150.rs", "d5/f299.rs", "missing.rs", ""]);
+        let some = load_some(dir.path(), &wanted);
+        let mut found: Vec<&str> = some.keys().map(String::as_str).collect();
+        found.sort_unstable();
+        assert_eq!(found, ["d0/f0.rs", "d3/f150.rs", "d5/f299.rs"]);
+        for (path, entry) in &some {
+            assert_eq!(
+                format!("{:?}", entry.facts),
+                format!("{:?}", whole[path].facts)
+            );
+        }
+        let path = dir.path().join(CACHE_FILE);
+        let good = std::fs::read(&path).expect("read");
+        // A directory record that points elsewhere, under a checksum made to match (a
+        // hostile cache): the entry there is not the path's, so it is not found, and an
+        // offset outside the entries refuses the lookup; never a panic.
+        let trailer_at = good.len() - TRAILER;
+        let start = u64_at(&good, trailer_at + 8).expect("offset") as usize;
+        for lie in [0u64, start as u64 - 1, u64::MAX, 1 << 40] {
+            let mut bytes = good.clone();
+            for record in bytes[start..trailer_at].chunks_exact_mut(DIRECTORY_RECORD) {
+                record[8..].copy_from_slice(&lie.to_le_bytes());
+            }
+            let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[start..trailer_at]);
+            bytes[trailer_at..trailer_at + 8].copy_from_slice(&checksum.to_le_bytes());
+            let slices = entry_slices(&bytes, Some(&wanted));
+            assert!(slices.is_none_or(|s| s.is_empty()), "offset {lie}");
+            assert_eq!(entry_slices(&bytes, None).map(|s| s.len()), Some(300));
+        }
+        // Every record pointing at the first entry: only that entry's own path finds it.
+        let fingerprint = mcursor_syntax::extraction_fingerprint();
+        let first_entry = 8 + 4 + 4 + 4 + fingerprint.len() + 8;
+        let mut bytes = good.clone();
+        for record in bytes[start..trailer_at].chunks_exact_mut(DIRECTORY_RECORD) {
+            record[8..].copy_from_slice(&(first_entry as u64).to_le_bytes());
+        }
+        let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[start..trailer_at]);
+        bytes[trailer_at..trailer_at + 8].copy_from_slice(&checksum.to_le_bytes());
+        let slices = entry_slices(&bytes, Some(&wanted)).expect("entries in range");
+        let paths: Vec<Option<&str>> = slices.iter().map(|(_, s)| entry_path(s)).collect();
+        assert_eq!(paths, [Some("d0/f0.rs")]);
+        // A damaged directory refuses the lookup and the whole read alike.
+        let mut bytes = good.clone();
+        bytes[start + 3] ^= 0x5A;
+        assert!(entry_slices(&bytes, Some(&wanted)).is_none());
+        assert!(entry_slices(&bytes, None).is_none());
     }
 
     #[test]
