@@ -161,9 +161,9 @@ pub(crate) struct Def {
 
 /// A container (an `impl`, a class, a trait...) as kept until resolution: integers into
 /// its file's tables, like [`Def`] (its types among the file's deduplicated types).
-/// Read through [`ContainerRef`]. A syntax [`mcursor_syntax::Container`] held its name and types as
-/// strings and trees of its own: 168 bytes and several allocations each, where a large
-/// Rust tree has about 180,000 containers.
+/// Read through [`ContainerRef`]. A syntax [`mcursor_syntax::Container`] held its name
+/// and types as strings and trees of its own: 168 bytes and several allocations each,
+/// where a large Rust tree has about 180,000 containers.
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
 pub(crate) struct CompactContainer {
     /// String id.
@@ -181,7 +181,8 @@ pub(crate) struct CompactContainer {
     end: Position,
 }
 
-/// A container of a file's facts, read (see [`mcursor_syntax::Container`] for what each part means).
+/// A container of a file's facts, read (see [`mcursor_syntax::Container`] for what each
+/// part means).
 #[derive(Clone, Copy)]
 pub(crate) struct ContainerRef<'f> {
     pub name: &'f str,
@@ -253,7 +254,8 @@ pub(crate) struct CompactFacts {
     pub types: Vec<TypeRef>,
     /// Value chains of receivers and initial values, deduplicated.
     pub chains: Vec<ValueChain>,
-    /// Type ids of definitions' positional fields and parameters, back to back.
+    /// Lists of type ids, each after its counts: a definition's positional fields and
+    /// parameters (two counts), a container's supertypes (one).
     type_lists: Vec<u32>,
     containers: Vec<CompactContainer>,
     /// Definition indices sorted by name (stored: sorting them again on every load was a
@@ -310,11 +312,11 @@ pub(crate) struct Uses {
     texts: PackedTexts,
 }
 
-/// A file's definitions' signatures and docs, back to back, each ended by a NUL, as one LZ4 block (its size
-/// first), held so from the parse (or the cache read) until the store is written, which
-/// unpacks them a file at a time: on `rustreg` every file's texts are 113 MiB unpacked,
-/// held through a whole cold build. The cache stores them as they are. Empty: the file
-/// has none, or its facts were read without their uses.
+/// A file's definitions' signatures and docs, back to back, each ended by a NUL, as one
+/// LZ4 block (its size first), held so from the parse (or the cache read) until the
+/// store is written, which unpacks them a file at a time: on `rustreg` every file's
+/// texts are 113 MiB unpacked, held through a whole cold build. The cache stores them as
+/// they are. Empty: the file has none, or its facts were read without their uses.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct PackedTexts(Box<[u8]>);
 
