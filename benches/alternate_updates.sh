@@ -17,6 +17,10 @@
 # references; each edit's time; the add's declarations load, tables, type index and
 # peak; each watched edit's time, tables and type index. Logs stay in /tmp/alternate-*.
 set -euo pipefail
+if [ $# -lt 4 ]; then
+  echo "usage: $0 BASE NEW BASE_CORPUS NEW_CORPUS [ROUNDS] [COLD_EACH_ROUND]" >&2
+  exit 2
+fi
 here="$(cd "$(dirname "$0")" && pwd)"
 base="$(realpath "$1")"
 new="$(realpath "$2")"
