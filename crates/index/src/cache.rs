@@ -39,8 +39,7 @@ use crate::resolve::{
     CompactFacts, ContainerHead, Declarations, DeclarationsRef, FileMemo, Outcome, PackedRefs,
     ParsedFile, Uses, UsesRef,
 };
-use crate::store::FORMAT_VERSION;
-use crate::store::FileRow;
+use crate::store::{FORMAT_VERSION, FileRow, counted_bytes, u32_at, u64_at};
 
 const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
@@ -267,21 +266,8 @@ fn entry_path(bytes: &[u8]) -> Option<&str> {
 
 /// The path an encoded entry starts with and the length of its encoding.
 fn path_prefix(bytes: &[u8]) -> Option<(&str, usize)> {
-    let (mut len, mut shift, mut at) = (0usize, 0u32, 0usize);
-    loop {
-        let byte = *bytes.get(at)?;
-        at += 1;
-        len |= usize::from(byte & 0x7F) << shift;
-        if byte & 0x80 == 0 {
-            break;
-        }
-        shift += 7;
-        if shift > 28 {
-            return None;
-        }
-    }
-    let end = at.checked_add(len)?;
-    Some((std::str::from_utf8(bytes.get(at..end)?).ok()?, end))
+    let (path, end) = counted_bytes(bytes, 0)?;
+    Some((std::str::from_utf8(path).ok()?, end))
 }
 
 /// An entry's two postcard messages (see the module docs), uncompressed, and its packed
@@ -377,18 +363,6 @@ const DIRECTORY_RECORD: usize = 16;
 /// The hash a path is found by in a cache file's directory.
 fn path_hash(path: &str) -> u64 {
     xxhash_rust::xxh3::xxh3_64(path.as_bytes())
-}
-
-fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(
-        bytes.get(at..at.checked_add(4)?)?.try_into().ok()?,
-    ))
-}
-
-fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(
-        bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
-    ))
 }
 
 /// The stored entries of a cache file (only those of `only`, when given), each with its
@@ -847,13 +821,19 @@ mod tests {
         // offset outside the entries refuses the lookup; never a panic.
         let trailer_at = good.len() - TRAILER;
         let start = u64_at(&good, trailer_at + 8).expect("offset") as usize;
-        for lie in [0u64, start as u64 - 1, u64::MAX, 1 << 40] {
+        // The cache with every directory record pointing at `offset`, its checksum made
+        // to match.
+        let pointing_at = |offset: u64| {
             let mut bytes = good.clone();
             for record in bytes[start..trailer_at].chunks_exact_mut(DIRECTORY_RECORD) {
-                record[8..].copy_from_slice(&lie.to_le_bytes());
+                record[8..].copy_from_slice(&offset.to_le_bytes());
             }
             let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[start..trailer_at]);
             bytes[trailer_at..trailer_at + 8].copy_from_slice(&checksum.to_le_bytes());
+            bytes
+        };
+        for lie in [0u64, start as u64 - 1, u64::MAX, 1 << 40] {
+            let bytes = pointing_at(lie);
             let slices = entry_slices(&bytes, Some(&wanted));
             assert!(slices.is_none_or(|s| s.is_empty()), "offset {lie}");
             assert_eq!(entry_slices(&bytes, None).map(|s| s.len()), Some(300));
@@ -861,12 +841,7 @@ mod tests {
         // Every record pointing at the first entry: only that entry's own path finds it.
         let fingerprint = mcursor_syntax::extraction_fingerprint();
         let first_entry = 8 + 4 + 4 + 4 + fingerprint.len() + 8;
-        let mut bytes = good.clone();
-        for record in bytes[start..trailer_at].chunks_exact_mut(DIRECTORY_RECORD) {
-            record[8..].copy_from_slice(&(first_entry as u64).to_le_bytes());
-        }
-        let checksum = xxhash_rust::xxh3::xxh3_64(&bytes[start..trailer_at]);
-        bytes[trailer_at..trailer_at + 8].copy_from_slice(&checksum.to_le_bytes());
+        let bytes = pointing_at(first_entry as u64);
         let slices = entry_slices(&bytes, Some(&wanted)).expect("entries in range");
         let paths: Vec<Option<&str>> = slices.iter().map(|(_, s)| entry_path(s)).collect();
         assert_eq!(paths, [Some("d0/f0.rs")]);

@@ -508,14 +508,21 @@ fn counted_text(strings: &[u8], offset: u32) -> Option<&[u8]> {
     if offset == NONE {
         return Some(&[]);
     }
-    let mut at = offset as usize;
+    counted_bytes(strings, offset as usize).map(|(text, _)| text)
+}
+
+/// The bytes at `at` of `bytes` after their length as a LEB128 varint (at most five
+/// bytes: postcard's length prefix too), and where they end; `None` when the length or
+/// the bytes run past the end.
+pub(crate) fn counted_bytes(bytes: &[u8], mut at: usize) -> Option<(&[u8], usize)> {
     let mut len = 0usize;
     for shift in (0..32).step_by(7) {
-        let byte = *strings.get(at)?;
+        let byte = *bytes.get(at)?;
         at += 1;
         len |= usize::from(byte & 0x7F) << shift;
         if byte & 0x80 == 0 {
-            return strings.get(at..at.checked_add(len)?);
+            let end = at.checked_add(len)?;
+            return Some((bytes.get(at..end)?, end));
         }
     }
     None
@@ -1292,19 +1299,27 @@ impl Blocked {
     }
 }
 
+/// The little-endian u32 at `at`; `None` past the end.
+pub(crate) fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(
+        bytes.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
+}
+
+/// The little-endian u64 at `at`; `None` past the end.
+pub(crate) fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(
+        bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
+}
+
 /// Reads are total: out of range (only in a damaged file) reads as 0, never a panic.
 fn le_u32(bytes: &[u8], at: usize) -> u32 {
-    bytes
-        .get(at..at.saturating_add(4))
-        .and_then(|b| b.try_into().ok())
-        .map_or(0, u32::from_le_bytes)
+    u32_at(bytes, at).unwrap_or(0)
 }
 
 fn le_u64(bytes: &[u8], at: usize) -> u64 {
-    bytes
-        .get(at..at.saturating_add(8))
-        .and_then(|b| b.try_into().ok())
-        .map_or(0, u64::from_le_bytes)
+    u64_at(bytes, at).unwrap_or(0)
 }
 
 impl Layer {
