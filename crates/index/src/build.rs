@@ -27,7 +27,7 @@ use mcursor_syntax::{Lang, ParseConfig, parse_source};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::cache::{self, CacheEntry};
+use crate::cache;
 use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
 use crate::resident::{ResidentDeclarations, Stamp, TreeDeclarations};
@@ -352,9 +352,9 @@ pub fn build_index(
 }
 
 /// The walk of a tree where only `paths` may have changed since `index` was built: the
-/// indexed files as recorded, the named ones as they are now. `None` when a named path
-/// needs a real walk: a file the index lacks (new, deleted, ignored), a directory, an
-/// ignore file, anything outside the root.
+/// named files as they are now, by path (every other file is as the index records it).
+/// `None` when a named path needs a real walk: a file the index lacks (new, deleted,
+/// ignored), a directory, an ignore file, anything outside the root.
 fn targeted_walk(
     index: &crate::Index,
     root: &Path,
@@ -390,21 +390,17 @@ fn targeted_walk(
         }
         named.insert(relative, (metadata.len(), walk::mtime_ns(&metadata)));
     }
-    (0..store.file_count())
-        .map(|i| {
-            let file = store.file(i)?;
-            let (size, mtime_ns) = named
-                .get(file.path)
-                .copied()
-                .unwrap_or((file.size, file.mtime_ns));
-            Some(walk::WalkedFile {
-                path: file.path.to_owned(),
-                absolute: root.join(file.path),
-                size,
-                mtime_ns,
-            })
+    let mut walked: Vec<walk::WalkedFile> = named
+        .into_iter()
+        .map(|(path, (size, mtime_ns))| walk::WalkedFile {
+            absolute: root.join(&path),
+            path,
+            size,
+            mtime_ns,
         })
-        .collect()
+        .collect();
+    walked.sort_by(|a, b| a.path.cmp(&b.path));
+    Some(walked)
 }
 
 /// Brings the index of `root` up to date with `walked`. `walk_skips` is what the walk
@@ -427,7 +423,10 @@ fn update(
     let mut skipped = walk.map(|w| w.skipped).unwrap_or_default();
     let threads = options.threads.max(1);
     progress(Progress::Walked {
-        files: walked.len(),
+        files: match previous {
+            Some(index) if targeted => index.store().file_count() as usize,
+            _ => walked.len(),
+        },
     });
     let pool = parse_pool(threads, &root)?;
     let parse_config = ParseConfig {
@@ -438,7 +437,15 @@ fn update(
     } else {
         Known::default()
     };
+    // The files of the generation the walk is set against; after a targeted walk only
+    // the named ones, since no other file changed (taking every file of the tree
+    // through the comparison was most of a watched edit's serial start).
     let previous_files: HashMap<&str, FileInfo<'_>> = match &previous {
+        Some(index) if targeted => walked
+            .iter()
+            .filter_map(|w| index.store().file(index.store().file_id(&w.path)?))
+            .map(|f| (f.path, f))
+            .collect(),
         Some(index) => (0..index.store().file_count())
             .filter_map(|i| index.store().file(i))
             .map(|f| (f.path, f))
@@ -1566,15 +1573,20 @@ fn prepare_interface_patch(
     let store = index.store();
     let file_count = store.file_count();
     // Every file's declarations; the uses only of the files resolved again, below.
+    let declarations = match resident {
+        Some(resident) => resident.take_or_load(&index.dir, store),
+        None => TreeDeclarations::load(&index.dir, store),
+    };
     let TreeDeclarations {
-        entries: mut cached,
+        mut files,
+        mut memos,
         tables: kept_tables,
-    } = match resident {
-        Some(resident) => resident.take_or_load(&index.dir, Stamp::of(store)),
-        None => TreeDeclarations {
-            entries: cache::load_declarations(&index.dir),
-            tables: None,
-        },
+    } = match declarations {
+        Ok(declarations) => declarations,
+        Err(reason) => {
+            refuse(&reason);
+            return None;
+        }
     };
     trace(&timer, "cache loaded");
     // The edited files (id → index in `changed`), the names and supertypes their edits
@@ -1589,10 +1601,7 @@ fn prepare_interface_patch(
         let path = file.walked.path.as_str();
         let fid = store.file_id(path)?;
         let info = store.file(fid)?;
-        let Some(old) = cached.get(path).filter(|e| e.hash == info.hash) else {
-            refuse(&format!("{path}: no cached facts"));
-            return None;
-        };
+        let old = files.get(fid as usize)?;
         if parsed.row.lang != info.lang || parsed.package_name != old.package_name {
             refuse(&format!("{path}: language or package name changed"));
             return None;
@@ -1623,33 +1632,10 @@ fn prepare_interface_patch(
             }
         }
     }
-    // Every other file as the store has it, from the cache.
-    let mut rows: Vec<Option<(FileRow, CacheEntry)>> = Vec::with_capacity(file_count as usize);
-    for fid in 0..file_count {
-        let info = store.file(fid)?;
-        if edited.contains_key(&fid) {
-            rows.push(None);
-            continue;
-        }
-        let Some(entry) = cached.remove(info.path).filter(|e| e.hash == info.hash) else {
-            refuse(&format!("{}: no cached facts", info.path));
-            return None;
-        };
-        let count = entry.facts.as_ref().map_or(0, |f| f.definitions.len());
-        if count != info.symbols.len() {
-            refuse(&format!(
-                "{}: cached facts disagree with the store",
-                info.path
-            ));
-            return None;
-        }
-        rows.push(Some((file_row(&info), entry)));
-    }
-    drop(cached);
     let facts_of = |fid: u32| -> Option<&CompactFacts> {
         match edited.get(&fid) {
             Some(&i) => parsed[i].as_ref()?.facts.as_ref(),
-            None => rows[fid as usize].as_ref()?.1.facts.as_ref(),
+            None => files.get(fid as usize)?.facts.as_ref(),
         }
     };
     // A type that gained or lost a supertype gained or lost its members (and those of
@@ -1733,25 +1719,33 @@ fn prepare_interface_patch(
         ));
         return None;
     }
-    // The files the patch writes, read whole (their uses too).
-    let whole_paths: HashSet<&str> = reached
+    // The files the patch writes, read whole (their uses too); an edited file is
+    // parsed already.
+    let whole_ids: Vec<u32> = reached
         .iter()
         .chain(&carried)
-        .filter_map(|&fid| rows.get(fid as usize)?.as_ref())
-        .map(|(row, _)| row.path.as_str())
+        .copied()
+        .filter(|fid| !edited.contains_key(fid))
+        .collect();
+    let whole_paths: HashSet<&str> = whole_ids
+        .iter()
+        .filter_map(|&fid| Some(files.get(fid as usize)?.row.path.as_str()))
         .collect();
     let mut whole = cache::load_some(&index.dir, &whole_paths);
-    for &fid in reached.iter().chain(&carried) {
-        let Some(Some((row, entry))) = rows.get_mut(fid as usize) else {
+    for &fid in &whole_ids {
+        let Some(file) = files.get_mut(fid as usize) else {
             continue;
         };
         match whole
-            .remove(row.path.as_str())
-            .filter(|e| e.hash == entry.hash)
+            .remove(file.row.path.as_str())
+            .filter(|e| e.hash == file.row.hash)
         {
-            Some(read) => *entry = read,
+            Some(mut read) => {
+                memos[fid as usize] = read.memo.take();
+                file.facts = read.facts;
+            }
             None => {
-                refuse(&format!("{}: no cached facts", row.path));
+                refuse(&format!("{}: no cached facts", file.row.path));
                 return None;
             }
         }
@@ -1772,7 +1766,7 @@ fn prepare_interface_patch(
         carried
             .par_iter()
             .map(|&fid| {
-                let memo = rows.get(fid as usize)?.as_ref()?.1.memo.as_ref()?;
+                let memo = memos.get(fid as usize)?.as_ref()?;
                 let memo = memo.map_targets(|sid| store.current(sid).filter(|&now| stays(now)))?;
                 let (symbols, refs) = stored_records(store, fid)?;
                 let refs_stay = refs.iter().all(|r| stays(r.target) && stays(r.enclosing));
@@ -1801,21 +1795,11 @@ fn prepare_interface_patch(
     ));
     trace(&timer, "carried files copied");
     // From here on nothing refuses: the edits move into the tree's files.
-    let mut files: Vec<ParsedFile> = Vec::with_capacity(file_count as usize);
-    let mut memos_before: Vec<Option<FileMemo>> = Vec::with_capacity(file_count as usize);
-    for (fid, row) in rows.into_iter().enumerate() {
-        match row {
-            Some((row, mut entry)) => {
-                memos_before.push(entry.memo.take());
-                files.push(entry.into_parsed(row));
-            }
-            None => {
-                let i = edited[&(fid as u32)];
-                memos_before.push(None);
-                files.push(parsed[i].take()?);
-            }
-        }
+    for (&fid, &i) in &edited {
+        files[fid as usize] = parsed[i].take()?;
+        memos[fid as usize] = None;
     }
+    let memos_before = memos;
     // The container heads of the files no changed name reaches evaluate as their memos
     // recorded. A memo holds the ids of the generation that wrote it: the store's remap
     // takes them to now, and the file an id is in now to this resolution's id, unless
@@ -2098,10 +2082,17 @@ fn prepare_interface_patch(
     // The resolution's records (only the patched files' rows, borrowing from `files`).
     drop(rows_of);
     drop(data);
+    // The patch's files move out of the tree into its cache entries; each leaves its
+    // row behind, and its declarations come back when the patch commits.
     let mut entries = Vec::with_capacity(patched.len());
-    let mut slots: Vec<Option<ParsedFile>> = files.into_iter().map(Some).collect();
     for (&fid, row) in patched.iter().zip(&file_rows) {
-        let mut parsed = slots[fid as usize].take()?;
+        let file = files.get_mut(fid as usize)?;
+        let left = ParsedFile {
+            row: file.row.clone(),
+            facts: None,
+            package_name: None,
+        };
+        let mut parsed = std::mem::replace(file, left);
         parsed.row.symbols = row.symbols;
         entries.push((parsed, memo_of.remove(&fid)?));
     }
@@ -2109,18 +2100,12 @@ fn prepare_interface_patch(
     // off the critical path (about a second on a large tree).
     let declarations = match resident {
         Some(_) => Some(TreeDeclarations {
-            entries: slots
-                .into_iter()
-                .zip(memos_before)
-                .filter_map(|(file, memo)| {
-                    let entry = CacheEntry::declarations_of(file?, memo);
-                    Some((entry.path.clone(), entry))
-                })
-                .collect(),
+            files,
+            memos: memos_before,
             tables,
         }),
         None => {
-            std::thread::spawn(move || drop((slots, memos_before)));
+            std::thread::spawn(move || drop((files, memos_before)));
             None
         }
     };
@@ -2232,61 +2217,25 @@ fn patch_meta(store: &store::Store, changed: &[ReadFile<'_>]) -> store::IndexMet
 /// them reaches too far to patch.
 const MAX_TYPE_ROUNDS: usize = 4;
 
-/// The tables an interface patch keeps between updates ([`crate::resolve::KeptTables`]),
-/// made from every file's declarations `entries` of the generation `store` is: what a
-/// watcher's first interface patch would otherwise make on its own critical path (on
-/// `rustreg`, about 0.2 s of its 0.55 s with the tree in the page cache). The entries go
-/// back into `entries` unchanged; `None` (nothing taken) when one is missing or
-/// disagrees with the store.
-pub(crate) fn kept_tables_of(
-    store: &store::Store,
-    entries: &mut HashMap<String, CacheEntry>,
-) -> Option<crate::resolve::KeptTables> {
-    let mut rows: Vec<FileRow> = Vec::with_capacity(store.file_count() as usize);
-    for fid in 0..store.file_count() {
-        let info = store.file(fid)?;
-        let entry = entries.get(info.path).filter(|e| e.hash == info.hash)?;
-        if entry.facts.as_ref().map_or(0, |f| f.definitions.len()) != info.symbols.len() {
-            return None;
-        }
-        rows.push(file_row(&info));
-    }
-    // Store paths are unique, so each row takes its own entry, in file order as a patch
-    // orders them (the ids the tables hold are those a patch's resolution gives).
-    let (mut files, mut memos) = (
-        Vec::with_capacity(rows.len()),
-        Vec::with_capacity(rows.len()),
-    );
-    for row in rows {
-        let Some(mut entry) = entries.remove(&row.path) else {
-            continue;
-        };
-        memos.push(entry.memo.take());
-        files.push(entry.into_parsed(row));
-    }
-    let every_file = files.len() == store.file_count() as usize;
-    let tables = every_file
-        .then(|| {
-            crate::resolve::resolve_some(
-                &files,
-                store::IndexMeta::default(),
-                Some(&[]),
-                None,
-                Keep::Fresh,
-                &|| false,
-            )
-            .2
-        })
-        .flatten();
-    for (file, memo) in files.into_iter().zip(memos) {
-        let entry = CacheEntry::declarations_of(file, memo);
-        entries.insert(entry.path.clone(), entry);
-    }
-    tables
+/// The tables an interface patch keeps between updates (see [`Keep`]), made from every
+/// file's declarations `files` (a [`TreeDeclarations`]' files, in the store's order, as
+/// a patch orders them: the ids the tables hold are those a patch's resolution gives):
+/// what a watcher's first interface patch would otherwise make on its own critical path
+/// (on `rustreg`, about 0.2 s of its 0.55 s with the tree in the page cache).
+pub(crate) fn kept_tables_of(files: &[ParsedFile]) -> Option<crate::resolve::KeptTables> {
+    crate::resolve::resolve_some(
+        files,
+        store::IndexMeta::default(),
+        Some(&[]),
+        None,
+        Keep::Fresh,
+        &|| false,
+    )
+    .2
 }
 
 /// The row of a file as the store records it.
-fn file_row(info: &FileInfo<'_>) -> FileRow {
+pub(crate) fn file_row(info: &FileInfo<'_>) -> FileRow {
     FileRow {
         path: info.path.to_owned(),
         lang: info.lang,

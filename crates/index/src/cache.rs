@@ -132,33 +132,6 @@ struct EntryUses {
 }
 
 impl CacheEntry {
-    /// The entry [`load_declarations`] reads back for `file` written with `memo`: its
-    /// facts without their uses, the memo's container heads only.
-    pub fn declarations_of(file: ParsedFile, memo: Option<FileMemo>) -> CacheEntry {
-        let ParsedFile {
-            row,
-            mut facts,
-            package_name,
-        } = file;
-        if let Some(facts) = &mut facts {
-            facts.drop_uses();
-        }
-        CacheEntry {
-            path: row.path,
-            hash: row.hash,
-            syntax_errors: row.syntax_errors,
-            first_syntax_error: row.first_syntax_error,
-            timed_out: row.timed_out,
-            facts,
-            package_name,
-            memo: memo.map(|memo| FileMemo {
-                uses: Vec::new(),
-                imports: Vec::new(),
-                heads: memo.heads,
-            }),
-        }
-    }
-
     pub fn into_parsed(self, row: FileRow) -> ParsedFile {
         ParsedFile {
             row: FileRow {
@@ -183,10 +156,22 @@ pub(crate) fn load_some(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, Ca
     read_entries(dir, Some(paths), Part::Whole)
 }
 
-/// Every entry without its uses (see [`CacheEntry`]): what resolving some files again
-/// needs of all the others.
-pub(crate) fn load_declarations(dir: &Path) -> HashMap<String, CacheEntry> {
-    read_entries(dir, None, Part::Declarations)
+/// Every entry without its uses (see [`CacheEntry`]), by path: what resolving some
+/// files again needs of all the others. A file with an entry in both files has its
+/// patch entry's.
+pub(crate) fn load_declarations(dir: &Path) -> Vec<CacheEntry> {
+    let mut entries: Vec<CacheEntry> =
+        read_both(dir, |bytes| decode(bytes, None, Part::Declarations)).collect();
+    // Stable: of two entries of one path, the patch's stays after the cache's.
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut by_path: Vec<CacheEntry> = Vec::with_capacity(entries.len());
+    for entry in entries {
+        if by_path.last().is_some_and(|last| last.path == entry.path) {
+            by_path.pop();
+        }
+        by_path.push(entry);
+    }
+    by_path
 }
 
 /// How much of each entry to decode.
@@ -205,33 +190,33 @@ fn read_entries(
     part: Part,
 ) -> HashMap<String, CacheEntry> {
     read_both(dir, |bytes| decode(bytes, only, part))
+        .map(|entry| (entry.path.clone(), entry))
+        .collect()
 }
 
-/// What `read` makes of the cache and of its patch entries, the patch's winning; a file
-/// that is missing, foreign or damaged gives nothing.
-fn read_both<T>(
-    dir: &Path,
-    read: impl Fn(&[u8]) -> Option<HashMap<String, T>>,
-) -> HashMap<String, T> {
-    let read_file = |name: &str| -> HashMap<String, T> {
+/// What `read` makes of the cache, then of its patch entries (which win over the
+/// cache's: a map collected from them in this order keeps the patch's); a file that is
+/// missing, foreign or damaged gives nothing.
+fn read_both<T>(dir: &Path, read: impl Fn(&[u8]) -> Option<Vec<T>>) -> impl Iterator<Item = T> {
+    let read_file = |name: &str| -> Vec<T> {
         let Ok(file) = std::fs::File::open(dir.join(name)) else {
-            return HashMap::new();
+            return Vec::new();
         };
         let Ok(map) = crate::store::map_file(&file) else {
-            return HashMap::new();
+            return Vec::new();
         };
         read(&map).unwrap_or_default()
     };
-    let mut entries = read_file(CACHE_FILE);
-    entries.extend(read_file(PATCH_CACHE_FILE));
-    entries
+    read_file(CACHE_FILE)
+        .into_iter()
+        .chain(read_file(PATCH_CACHE_FILE))
 }
 
 /// The entries of `paths` as stored, checked but not decoded: what a patch that carries
 /// them unchanged writes again (see [`EntryToWrite::Stored`]).
 pub(crate) fn load_stored(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, StoredEntry> {
     read_both(dir, |bytes| {
-        let entries: Option<Vec<(String, StoredEntry)>> = entry_slices(bytes, Some(paths))?
+        entry_slices(bytes, Some(paths))?
             .par_iter()
             .map(|&(checksum, slice)| {
                 if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
@@ -245,9 +230,9 @@ pub(crate) fn load_stored(dir: &Path, paths: &HashSet<&str>) -> HashMap<String, 
                 };
                 Some((path.to_owned(), entry))
             })
-            .collect();
-        Some(entries?.into_iter().collect())
+            .collect()
     })
+    .collect()
 }
 
 /// The path and content hash of a stored entry: the hash is the first field after the
@@ -445,13 +430,9 @@ fn directory(bytes: &[u8], entries_start: usize, count: u64) -> Option<&[u8]> {
     (xxhash_rust::xxh3::xxh3_64(directory) == checksum).then_some(directory)
 }
 
-/// Decodes the entries (only those of `only`, when given).
-fn decode(
-    bytes: &[u8],
-    only: Option<&HashSet<&str>>,
-    part: Part,
-) -> Option<HashMap<String, CacheEntry>> {
-    let entries: Option<Vec<CacheEntry>> = entry_slices(bytes, only)?
+/// Decodes the entries (only those of `only`, when given), in the order they are stored.
+fn decode(bytes: &[u8], only: Option<&HashSet<&str>>, part: Part) -> Option<Vec<CacheEntry>> {
+    entry_slices(bytes, only)?
         .par_iter()
         .map(|&(checksum, slice)| {
             if xxhash_rust::xxh3::xxh3_64(slice) != checksum {
@@ -460,13 +441,7 @@ fn decode(
             let (encoded, references) = decompress_entry(slice, part)?;
             decode_entry(&encoded, references, part)
         })
-        .collect();
-    Some(
-        entries?
-            .into_iter()
-            .map(|entry| (entry.path.clone(), entry))
-            .collect(),
-    )
+        .collect()
 }
 
 /// One decompressed entry with its packed references; `None` if it does not decode or
@@ -724,11 +699,12 @@ mod tests {
         );
         // Read for its declarations: the same declarations, no uses, no outcomes.
         let declared = load_declarations(dir.path());
-        let d = declared["a.rs"].facts.as_ref().expect("facts");
+        let declared = declared.iter().find(|e| e.path == "a.rs").expect("a.rs");
+        let d = declared.facts.as_ref().expect("facts");
         assert!(!d.has_uses() && d.references().is_some_and(|r| r.is_empty()));
         assert!(a.facts.as_ref().is_some_and(CompactFacts::has_uses));
         assert_eq!(d.definitions_named("S").count(), 1);
-        assert_eq!(outcomes(&declared["a.rs"].memo), Some((vec![], vec![], 0)));
+        assert_eq!(outcomes(&declared.memo), Some((vec![], vec![], 0)));
         let summary = |facts: &Option<CompactFacts>| {
             facts.as_ref().map(|f| {
                 (
@@ -792,6 +768,27 @@ mod tests {
         std::fs::write(dir.path().join(CACHE_FILE), &damaged).expect("write");
         std::fs::remove_file(dir.path().join(PATCH_CACHE_FILE)).expect("remove");
         assert!(load_stored(dir.path(), &HashSet::from(["a.rs"])).is_empty());
+    }
+
+    /// Declarations come back by path whatever order the files were written in, a file
+    /// in both the cache and its patch entries once, with the patch's facts.
+    #[test]
+    fn declarations_are_read_by_path_with_patch_entries_winning() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let written = [parsed("z.rs"), parsed("a.rs"), parsed("m/b.rs")];
+        write(dir.path(), &written, &[]).expect("write");
+        let edited = ParsedFile::rust_for_test("m/b.rs", "fn g() {}\nfn h() {}\n");
+        write_patch(dir.path(), &[EntryToWrite::Encode(&edited, None)]).expect("patch");
+        let read = load_declarations(dir.path());
+        let paths: Vec<&str> = read.iter().map(|e| e.path.as_str()).collect();
+        assert_eq!(paths, ["a.rs", "m/b.rs", "z.rs"]);
+        let names = |entry: &CacheEntry| -> Vec<String> {
+            let facts = entry.facts.as_ref().expect("facts");
+            let names = facts.definitions.iter().map(|d| facts.name(d).to_owned());
+            names.collect()
+        };
+        assert_eq!(names(&read[1]), ["g", "h"]);
+        assert_eq!(names(&read[0]), ["f", "S"]);
     }
 
     #[test]

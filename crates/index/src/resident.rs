@@ -2,14 +2,14 @@
 //! process (`watch`), so that an interface patch does not decode them from the facts
 //! cache each time (about half a second on a tree of 16,000 files).
 //!
-//! Invariant: what is held for a generation is exactly what
-//! [`cache::load_declarations`] would read for it. The held entries are tagged with the
-//! generation they belong to ([`Stamp`]: its number and build time, so an index rebuilt
-//! from scratch that reaches the same number does not match), and are only used when the
-//! index opened for an update carries that stamp. Every commit made with them either
-//! brings them up to date (a patch: its files' entries replace theirs, stripped as the
-//! cache reads them back) or drops them (anything else); a commit by another process
-//! changes the stamp, and the next patch loads the cache again.
+//! Invariant: what is held for a generation is exactly what [`TreeDeclarations::load`]
+//! would read for it. The held declarations are tagged with the generation they belong
+//! to ([`Stamp`]: its number and build time, so an index rebuilt from scratch that
+//! reaches the same number does not match), and are only used when the index opened for
+//! an update carries that stamp. Every commit made with them either brings them up to
+//! date (a patch: its files' declarations replace theirs, stripped as the cache reads
+//! them back) or drops them (anything else); a commit by another process changes the
+//! stamp, and the next patch loads the cache again.
 //!
 //! With the declarations it keeps the resolver's [`KeptTables`] of the same generation
 //! when the last resolution made them (a full resolution or an interface patch run with
@@ -17,14 +17,14 @@
 //! them up to date instead of making them again; a patch that keeps every interface
 //! keeps them as they are.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rayon::prelude::*;
 
-use crate::cache::{self, CacheEntry};
+use crate::cache;
 use crate::resolve::{FileMemo, KeptTables, ParsedFile};
+use crate::store::{FileInfo, FileRow, Store};
 use crate::trace::note;
 use crate::walk::INDEX_DIR;
 
@@ -57,11 +57,128 @@ struct Held {
     tree: TreeDeclarations,
 }
 
-/// Every file's declarations of one generation, and the tables kept from its last
-/// resolution if there are any: what an interface patch takes and gives back.
+/// Every file's declarations of one generation in the store's file order (by path),
+/// and the tables kept from its last resolution if there are any: what an interface
+/// patch takes and gives back. In file order, a patch resolves over `files` as they are
+/// and finds a file by its id; held by path, each patch moved every file out of a map
+/// and back (on `rustreg`, a tenth of a watched interface edit's CPU, most of it serial).
 pub(crate) struct TreeDeclarations {
-    pub entries: HashMap<String, CacheEntry>,
+    /// Each file of the store: its row as the store records it but without a range of
+    /// symbol ids (a resolution numbers them itself), its facts without their uses.
+    pub files: Vec<ParsedFile>,
+    /// Beside each file, its memo with its container heads only.
+    pub memos: Vec<Option<FileMemo>>,
     pub tables: Option<KeptTables>,
+}
+
+impl TreeDeclarations {
+    /// The declarations of every file of `store` as the cache in `dir` holds them; the
+    /// reason when the cache lacks a file or disagrees with the store about one.
+    pub(crate) fn load(dir: &Path, store: &Store) -> Result<TreeDeclarations, String> {
+        let mut entries = cache::load_declarations(dir).into_iter().peekable();
+        let count = store.file_count() as usize;
+        let mut files = Vec::with_capacity(count);
+        let mut memos = Vec::with_capacity(count);
+        for fid in 0..store.file_count() {
+            let info = store
+                .file(fid)
+                .ok_or_else(|| format!("file {fid} of the store does not read"))?;
+            // Entries of files the store does not have are passed over (both are by path).
+            while entries.next_if(|e| e.path.as_str() < info.path).is_some() {}
+            let mut entry = entries
+                .next_if(|e| e.path == info.path)
+                .ok_or_else(|| format!("{}: no cached facts", info.path))?;
+            memos.push(entry.memo.take());
+            // The entry's own hash, for the check to set against the store's.
+            let row = FileRow {
+                hash: entry.hash,
+                symbols: (0, 0),
+                ..crate::build::file_row(&info)
+            };
+            let file = entry.into_parsed(row);
+            check(&file, &info)?;
+            files.push(file);
+        }
+        Ok(TreeDeclarations {
+            files,
+            memos,
+            tables: None,
+        })
+    }
+
+    /// Whether these are the declarations of `store`'s files, as [`Self::load`] checks
+    /// what it reads (held ones are of the generation they are tagged with; this keeps
+    /// a stale one from resolving a patch all the same).
+    fn check(&self, store: &Store) -> Result<(), String> {
+        if self.files.len() != store.file_count() as usize {
+            return Err("the held declarations are of another tree".to_owned());
+        }
+        for (fid, file) in self.files.iter().enumerate() {
+            let info = store
+                .file(fid as u32)
+                .ok_or_else(|| format!("file {fid} of the store does not read"))?;
+            if file.row.path != info.path {
+                return Err(format!("{}: no held declarations", info.path));
+            }
+            check(file, &info)?;
+        }
+        Ok(())
+    }
+
+    /// Puts `file` and its `memo` in the place of the file of its path, as [`Self::load`]
+    /// would read them back once written: its facts without their uses, the memo's
+    /// container heads only. False when no file has its path.
+    fn replace(&mut self, file: ParsedFile, memo: Option<FileMemo>) -> bool {
+        let Ok(at) = self
+            .files
+            .binary_search_by(|f| f.row.path.as_str().cmp(&file.row.path))
+        else {
+            return false;
+        };
+        let (file, memo) = declarations_of(file, memo);
+        self.files[at] = file;
+        self.memos[at] = memo;
+        true
+    }
+}
+
+/// Whether `file`'s declarations are those of the store's file `info`: the same content
+/// and as many definitions as it has symbols.
+fn check(file: &ParsedFile, info: &FileInfo<'_>) -> Result<(), String> {
+    if file.row.hash != info.hash {
+        return Err(format!("{}: no cached facts", info.path));
+    }
+    if file.facts.as_ref().map_or(0, |f| f.definitions.len()) != info.symbols.len() {
+        return Err(format!(
+            "{}: cached facts disagree with the store",
+            info.path
+        ));
+    }
+    Ok(())
+}
+
+/// What the cache reads back of `file` written with `memo` (see [`TreeDeclarations`]).
+fn declarations_of(file: ParsedFile, memo: Option<FileMemo>) -> (ParsedFile, Option<FileMemo>) {
+    let ParsedFile {
+        mut row,
+        mut facts,
+        package_name,
+    } = file;
+    if let Some(facts) = &mut facts {
+        facts.drop_uses();
+    }
+    row.symbols = (0, 0);
+    let memo = memo.map(|memo| FileMemo {
+        uses: Vec::new(),
+        imports: Vec::new(),
+        heads: memo.heads,
+    });
+    let file = ParsedFile {
+        row,
+        facts,
+        package_name,
+    };
+    (file, memo)
 }
 
 /// Declarations kept between updates (see the module docs). Clones share them; an
@@ -76,7 +193,7 @@ impl std::fmt::Debug for ResidentDeclarations {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // Never waits: a background read or hand-over may hold the lock for a second.
         let files = match self.held.try_lock() {
-            Ok(held) => format!("{:?}", held.as_ref().map(|h| h.tree.entries.len())),
+            Ok(held) => format!("{:?}", held.as_ref().map(|h| h.tree.files.len())),
             Err(_) => "(busy)".to_owned(),
         };
         f.debug_struct("ResidentDeclarations")
@@ -99,24 +216,29 @@ impl ResidentDeclarations {
     /// holder: the held ones when they are that generation's, else read from the cache
     /// in `dir`. The caller holds the index's write lock, so the cache is that
     /// generation's.
-    pub(crate) fn take_or_load(&self, dir: &Path, stamp: Stamp) -> TreeDeclarations {
-        if let Some(h) = self.lock().take_if(|h| h.stamp == stamp) {
+    pub(crate) fn take_or_load(
+        &self,
+        dir: &Path,
+        store: &Store,
+    ) -> Result<TreeDeclarations, String> {
+        if let Some(h) = self.lock().take_if(|h| h.stamp == Stamp::of(store)) {
             note(format_args!(
                 "declarations of {} files held{}",
-                h.tree.entries.len(),
+                h.tree.files.len(),
                 if h.tree.tables.is_some() {
                     ", with tables"
                 } else {
                     ""
                 }
             ));
-            return h.tree;
+            if let Err(reason) = h.tree.check(store) {
+                free_in_background(Some(h));
+                return Err(reason);
+            }
+            return Ok(h.tree);
         }
         self.forget();
-        TreeDeclarations {
-            entries: cache::load_declarations(dir),
-            tables: None,
-        }
+        TreeDeclarations::load(dir, store)
     }
 
     /// After a commit that was a patch of `before`'s generation, now `after`: the
@@ -147,8 +269,11 @@ impl ResidentDeclarations {
             return;
         };
         for (file, memo) in patched {
-            let entry = CacheEntry::declarations_of(file, Some(memo));
-            tree.entries.insert(entry.path.clone(), entry);
+            // A patch edits files the tree has; one it lacks leaves nothing to hold.
+            if !tree.replace(file, Some(memo)) {
+                free_in_background(Some(Held { stamp: after, tree }));
+                return;
+            }
         }
         *held = Some(Held { stamp: after, tree });
     }
@@ -164,7 +289,7 @@ impl ResidentDeclarations {
         tables: Option<KeptTables>,
     ) {
         let mut held = self.lock();
-        let entries = files
+        let (files, memos) = files
             .into_iter()
             .zip(
                 memos
@@ -172,14 +297,15 @@ impl ResidentDeclarations {
                     .map(Some)
                     .chain(std::iter::repeat_with(|| None)),
             )
-            .map(|(file, memo)| {
-                let entry = CacheEntry::declarations_of(file, memo);
-                (entry.path.clone(), entry)
-            })
-            .collect();
+            .map(|(file, memo)| declarations_of(file, memo))
+            .unzip();
         *held = Some(Held {
             stamp,
-            tree: TreeDeclarations { entries, tables },
+            tree: TreeDeclarations {
+                files,
+                memos,
+                tables,
+            },
         });
     }
 
@@ -211,21 +337,21 @@ impl ResidentDeclarations {
                 if held.as_ref().is_some_and(|h| h.stamp == stamp) {
                     return;
                 }
-                let mut entries = cache::load_declarations(&root.join(INDEX_DIR));
-                entries.par_iter().for_each(|(_, entry)| {
-                    if let Some(facts) = &entry.facts {
+                let Ok(mut tree) = TreeDeclarations::load(&root.join(INDEX_DIR), index.store())
+                else {
+                    return;
+                };
+                tree.files.par_iter().for_each(|file| {
+                    if let Some(facts) = &file.facts {
                         facts.kept_mention_filter();
                     }
                 });
-                let tables = crate::build::kept_tables_of(index.store(), &mut entries);
+                tree.tables = crate::build::kept_tables_of(&tree.files);
                 // A commit between the two looks may have replaced the cache under the
                 // read; then what was read is not known to be either generation's.
                 let stamp_now = crate::Index::open(&root).ok().map(|i| Stamp::of(i.store()));
                 if stamp_now == Some(stamp) {
-                    *held = Some(Held {
-                        stamp,
-                        tree: TreeDeclarations { entries, tables },
-                    });
+                    *held = Some(Held { stamp, tree });
                 }
             });
     }
@@ -244,7 +370,7 @@ impl ResidentDeclarations {
         let held = self.lock();
         held.as_ref()
             .filter(|h| h.stamp == stamp)
-            .map(|h| h.tree.entries.len())
+            .map(|h| h.tree.files.len())
     }
 }
 
@@ -267,20 +393,63 @@ mod tests {
         let stamp = Stamp::of(crate::Index::open(root).ok()?.store());
         let held = resident.lock();
         let held = held.as_ref().filter(|h| h.stamp == stamp)?;
-        Some(sorted_text(&held.tree.entries))
+        Some(text(&held.tree))
     }
 
-    fn sorted_text(entries: &HashMap<String, CacheEntry>) -> Vec<String> {
-        let mut text: Vec<(&String, String)> =
-            entries.iter().map(|(p, e)| (p, format!("{e:?}"))).collect();
-        text.sort();
-        text.into_iter().map(|(_, e)| e).collect()
+    fn text(tree: &TreeDeclarations) -> Vec<String> {
+        let files = tree.files.iter().zip(&tree.memos);
+        files.map(|file| format!("{file:?}")).collect()
+    }
+
+    /// What the cache of the index of `root` reads back, as [`held_text`] gives it.
+    fn disk(root: &Path) -> Vec<String> {
+        let index = crate::Index::open(root).expect("open");
+        text(&TreeDeclarations::load(&root.join(INDEX_DIR), index.store()).expect("load"))
     }
 
     fn write(root: &Path, path: &str, text: &str) {
         let path = root.join(path);
         std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
         std::fs::write(path, text).expect("write");
+    }
+
+    /// The declarations are the store's files in its order, or the reason they cannot be
+    /// had: a cache that lacks a file, or holds another version of it.
+    #[test]
+    fn declarations_load_in_store_order_or_say_what_is_missing() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        write(root, "src/b.rs", "pub fn b() {}\n");
+        write(root, "src/a.rs", "pub fn a() {}\npub fn a2() {}\n");
+        write(root, "notes.txt", "text only\n");
+        build_index(root, &BuildOptions::default(), &|_| {}).expect("build");
+        let index = crate::Index::open(root).expect("open");
+        let store = index.store();
+        let tree = TreeDeclarations::load(&root.join(INDEX_DIR), store).expect("load");
+        let paths: Vec<&str> = tree.files.iter().map(|f| f.row.path.as_str()).collect();
+        let stored: Vec<String> = (0..store.file_count())
+            .map(|fid| store.file(fid).expect("file").path.to_owned())
+            .collect();
+        assert_eq!(paths, stored);
+        let definitions: Vec<usize> = tree
+            .files
+            .iter()
+            .map(|f| f.facts.as_ref().map_or(0, |f| f.definitions.len()))
+            .collect();
+        assert_eq!(definitions, [0, 2, 1], "{paths:?}");
+        // Another version of a file in the cache: refused, with its path.
+        let other = crate::resolve::ParsedFile::rust_for_test("src/b.rs", "pub fn c() {}\n");
+        cache::write_patch(
+            &root.join(INDEX_DIR),
+            &[cache::EntryToWrite::Encode(&other, None)],
+        )
+        .expect("patch");
+        let refused = TreeDeclarations::load(&root.join(INDEX_DIR), store).err();
+        assert_eq!(refused.as_deref(), Some("src/b.rs: no cached facts"));
+        // No cache at all.
+        std::fs::remove_file(root.join(INDEX_DIR).join(cache::CACHE_FILE)).expect("remove");
+        let refused = TreeDeclarations::load(&root.join(INDEX_DIR), store).err();
+        assert_eq!(refused.as_deref(), Some("notes.txt: no cached facts"));
     }
 
     /// Builds with `resident` after writing each step's files; after every commit, what is
@@ -335,7 +504,6 @@ mod tests {
         ];
         let first = build_index(root, &options, &|_| {}).expect("build");
         assert!(!first.patched);
-        let disk = |root: &Path| sorted_text(&cache::load_declarations(&root.join(INDEX_DIR)));
         assert_eq!(
             held_text(&resident, root),
             Some(disk(root)),

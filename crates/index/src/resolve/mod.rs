@@ -60,6 +60,7 @@ const MAX_CHAIN_STEPS: usize = 8;
 static RESOLUTION_RUN: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 /// One file after parsing: its row, and its facts if its language is supported.
+#[derive(Debug)]
 pub(crate) struct ParsedFile {
     pub row: FileRow,
     pub facts: Option<CompactFacts>,
