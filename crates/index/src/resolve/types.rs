@@ -689,16 +689,10 @@ impl Tables<'_> {
         let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
             return out;
         };
-        let base = self.file_base[fid as usize];
-        // A definition inside each container, for the modules its paths resolve in.
-        let mut member_of: Vec<u32> = vec![NONE; facts.container_count()];
-        for (i, d) in facts.definitions.iter().enumerate() {
-            if let Some(slot) = member_of.get_mut(d.container_id as usize)
-                && *slot == NONE
-            {
-                *slot = i as u32;
-            }
+        if facts.container_count() == 0 {
+            return out;
         }
+        let base = self.file_base[fid as usize];
         // (container, member) pairs sorted, so each container finds its members by a
         // binary search (a pass over the file's definitions per container was quadratic
         // in generated files with thousands of impls).
@@ -710,14 +704,20 @@ impl Tables<'_> {
             .map(|(i, d)| (d.container_id, base + i as u32))
             .collect();
         members_of.sort_unstable();
+        out.heads.reserve_exact(facts.container_count());
         let mut known = known.map(Vec::into_iter);
         for (ci, container) in facts.containers().enumerate() {
+            let first = members_of.partition_point(|&(c, _)| c < ci as u32);
             let head = match known.as_mut().and_then(Iterator::next) {
                 Some(head) => head,
                 None => {
                     // Paths in the container's head resolve where its members are
-                    // written (the same inline modules).
-                    let at = self.place(fid, facts, member_of[ci]);
+                    // written (the same inline modules): at its first member.
+                    let member = members_of
+                        .get(first)
+                        .filter(|&&(c, _)| c == ci as u32)
+                        .map_or(NONE, |&(_, member)| member - base);
+                    let at = self.place(fid, facts, member);
                     ContainerHead {
                         self_type: self.eval_type(family, at, container.self_type, None),
                         implements: container
@@ -740,7 +740,6 @@ impl Tables<'_> {
                     matches!(tr, TypeRef::Named { path, .. }
                         if path.last().map(String::as_str) == self.resolver(family).deref_trait())
                 });
-            let first = members_of.partition_point(|&(c, _)| c < ci as u32);
             let members = members_of[first..]
                 .iter()
                 .take_while(|&&(c, _)| c == ci as u32)
