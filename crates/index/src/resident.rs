@@ -107,11 +107,16 @@ impl TreeDeclarations {
     }
 
     /// Whether these are the declarations of `store`'s files, as [`Self::load`] checks
-    /// what it reads (held ones are of the generation they are tagged with; this keeps
-    /// a stale one from resolving a patch all the same).
+    /// what it reads. Held ones are those of the generation they are tagged with (see
+    /// the module docs), so only debug builds check them file by file: on `rustreg`
+    /// that took 11–20 ms of each watched edit, a third of what holding them in the
+    /// store's order saved.
     fn check(&self, store: &Store) -> Result<(), String> {
         if self.files.len() != store.file_count() as usize {
             return Err("the held declarations are of another tree".to_owned());
+        }
+        if !cfg!(debug_assertions) {
+            return Ok(());
         }
         for (fid, file) in self.files.iter().enumerate() {
             let info = store
