@@ -1,8 +1,9 @@
 //! The parts of the resolver's tables that a process holding every file's declarations
 //! between updates (`watch`, `mcp --watch`, the agent's catch-up) keeps from one
 //! resolution to the next: every definition's name key, sorted, each name's id (its rank
-//! in byte order, which the next table keeps for the names still there) and the Rust path
-//! table.
+//! in byte order, which the next table keeps for the names still there), the Rust path
+//! table and the Rust modules' scopes (by file and import, with no ids to move: a patch
+//! adds and removes no file, so a file keeps its index).
 //!
 //! An interface patch makes the tables again from every file of the tree, and only the
 //! edited files' definitions differ from the last resolution's; the other files' keys are
@@ -15,12 +16,12 @@
 //!
 //! Invariant: kept tables are those of the files they were made from, and are used only
 //! for the same files (the resident declarations' generation, [`crate::resident`]) with
-//! the files whose definitions changed since named; a definition count that disagrees
-//! with them makes the tables again from scratch. Debug builds check every use against
-//! tables made from scratch.
+//! the files whose interface (definitions or imports) changed since named; a definition
+//! count that disagrees with them makes the tables again from scratch. Debug builds
+//! check every use against tables made from scratch.
 
 use super::names;
-use super::rust::PathTable;
+use super::rust::{ModuleScopes, PathTable};
 
 /// Tables kept from a resolution (see the module docs).
 pub(crate) struct KeptTables {
@@ -31,6 +32,8 @@ pub(crate) struct KeptTables {
     /// Each name's id (its rank in byte order), by name hash.
     pub(super) name_ranks: Vec<names::NameRank>,
     pub(super) rust_paths: PathTable,
+    /// What the Rust files' `use`s bring into each module's scope.
+    pub(super) rust_scopes: ModuleScopes,
 }
 
 /// Where the symbol ids of kept tables go now: a changed file's are dropped, every other

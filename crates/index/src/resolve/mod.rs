@@ -1043,7 +1043,7 @@ pub(crate) enum Keep {
     /// Makes them, and gives them back.
     Fresh,
     /// Brings these up to date and gives them back: they were made from the same files,
-    /// of which those listed (ascending) have other definitions now.
+    /// of which those listed (ascending) have other definitions or imports now.
     Update(KeptTables, Vec<u32>),
 }
 
@@ -1075,6 +1075,25 @@ pub(crate) fn resolve_some<'a>(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> (StoreData<'a>, Vec<FileMemo>, Option<KeptTables>) {
     let started = std::time::Instant::now();
+    let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
+    let counts: Vec<u32> = (0..files.len())
+        .map(|fid| definitions(fid) as u32)
+        .collect();
+    // Kept tables to bring up to date, the ids they had and the files that changed.
+    let keep_tables = !matches!(keep, Keep::No);
+    let mut update: Option<(KeptTables, kept::IdMap, Vec<u32>)> = match keep {
+        Keep::Update(kept, changed) => match kept::IdMap::new(&kept.counts, &counts, &changed) {
+            Some(map) => Some((kept, map, changed)),
+            None => {
+                crate::trace::note(format_args!("kept tables are of other files: made again"));
+                None
+            }
+        },
+        Keep::No | Keep::Fresh => None,
+    };
+    let kept_scopes = update
+        .as_mut()
+        .map(|(kept, _, changed)| (std::mem::take(&mut kept.rust_scopes), &changed[..]));
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         files,
@@ -1086,7 +1105,7 @@ pub(crate) fn resolve_some<'a>(
             .enumerate()
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
-        rust: rust::RustTables::new(files, !matches!(keep, Keep::Update(..))),
+        rust: rust::RustTables::new(files, kept_scopes.is_none(), kept_scopes),
         ecma: ecma::EcmaTables::new(files.len()),
         python: python::PythonTables::new(files),
         go: go::GoTables::new(files),
@@ -1100,7 +1119,6 @@ pub(crate) fn resolve_some<'a>(
         lua: lua::LuaTables::default(),
         types: types::TypeIndex::default(),
     };
-    let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
     // Rows are made here for the files `only` names; a whole tree's as the store is
     // written (`TreeRows`).
     let wanted_definitions = match only {
@@ -1159,21 +1177,6 @@ pub(crate) fn resolve_some<'a>(
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
     tables.shell.finish(files, &tables.file_ids);
-    let counts: Vec<u32> = (0..files.len())
-        .map(|fid| definitions(fid) as u32)
-        .collect();
-    // Kept tables to bring up to date, the ids they had and the files that changed.
-    let keep_tables = !matches!(keep, Keep::No);
-    let update: Option<(KeptTables, kept::IdMap, Vec<u32>)> = match keep {
-        Keep::Update(kept, changed) => match kept::IdMap::new(&kept.counts, &counts, &changed) {
-            Some(map) => Some((kept, map, changed)),
-            None => {
-                crate::trace::note(format_args!("kept tables are of other files: made again"));
-                None
-            }
-        },
-        Keep::No | Keep::Fresh => None,
-    };
     // The files whose keys are made: every file, or with kept tables the changed ones.
     let gets_keys = |fid: usize| {
         update
@@ -1325,6 +1328,7 @@ pub(crate) fn resolve_some<'a>(
         name_keys: names.keys,
         name_ranks: names.ranks,
         rust_paths: tables.rust.take_paths(),
+        rust_scopes: tables.rust.take_scopes(),
     });
     let overrides = std::mem::take(&mut tables.types.overrides);
     let implementations = std::mem::take(&mut tables.types.implementations);
@@ -1379,6 +1383,7 @@ fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>], sorted_keys: O
     let mut paths: Vec<(u64, u32)> = made.iter().flat_map(|m| m.rust_paths.clone()).collect();
     paths.sort_unstable();
     assert_eq!(tables.rust.path_pairs(), paths, "kept Rust paths");
+    assert!(tables.rust.scopes_are_fresh(), "kept Rust module scopes");
 }
 
 impl Tables<'_> {
