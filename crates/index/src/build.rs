@@ -432,10 +432,15 @@ fn update(
     let parse_config = ParseConfig {
         timeout: options.parse_timeout,
     };
-    let known = if previous.is_some() {
-        Known::load(&dir)
-    } else {
-        Known::default()
+    let known = match previous {
+        // A targeted walk names only files the index has, so none it knows as binary;
+        // and it never writes what it knows (a whole-tree comparison does).
+        Some(_) if targeted => Known {
+            touched: cache::load_seen(&dir, cache::TOUCHED_FILE),
+            ..Known::default()
+        },
+        Some(_) => Known::load(&dir),
+        None => Known::default(),
     };
     // The files of the generation the walk is set against; after a targeted walk only
     // the named ones, since no other file changed (taking every file of the tree

@@ -208,25 +208,25 @@ impl<'f> ContainerRef<'f> {
     }
 
     /// What two versions of a file's container are compared by: all but its position.
-    fn key(&self) -> ContainerKey {
+    fn key(&self) -> ContainerKey<'f> {
         ContainerKey {
-            name: self.name.to_owned(),
-            self_type: self.self_type.clone(),
-            implements: self.implements.cloned(),
-            supertypes: self.supertypes().cloned().collect(),
+            name: self.name,
+            self_type: self.self_type,
+            implements: self.implements,
+            supertypes: self.supertypes().collect(),
             is_abstract: self.is_abstract,
             blanket: self.blanket,
         }
     }
 }
 
-/// A container but its position, owned (see [`ContainerRef::key`]).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct ContainerKey {
-    name: String,
-    self_type: TypeRef,
-    implements: Option<TypeRef>,
-    supertypes: Vec<TypeRef>,
+/// A container but its position (see [`ContainerRef::key`]).
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct ContainerKey<'f> {
+    name: &'f str,
+    self_type: &'f TypeRef,
+    implements: Option<&'f TypeRef>,
+    supertypes: Vec<&'f TypeRef>,
     is_abstract: bool,
     blanket: bool,
 }
@@ -761,17 +761,20 @@ impl CompactFacts {
         let mut texts = String::new();
         let mut definitions = Vec::with_capacity(facts.definitions.len());
         let mut type_lists: Vec<u32> = Vec::new();
+        // Lists `lists`' types after their counts (see `type_lists`); `NONE` for none.
+        let mut list = |types: &mut Interner<TypeRef>, lists: &mut [Vec<TypeRef>]| {
+            if lists.iter().all(Vec::is_empty) {
+                return NONE;
+            }
+            let start = type_lists.len() as u32;
+            type_lists.extend(lists.iter().map(|list| list.len() as u32));
+            for ty in lists.iter_mut().flat_map(std::mem::take) {
+                type_lists.push(types.add(ty));
+            }
+            start
+        };
         for d in facts.definitions {
-            let lists = if d.tuple_fields.is_empty() && d.params.is_empty() {
-                NONE
-            } else {
-                let start = type_lists.len() as u32;
-                type_lists.extend([d.tuple_fields.len() as u32, d.params.len() as u32]);
-                for ty in d.tuple_fields.into_iter().chain(d.params) {
-                    type_lists.push(types.add(ty));
-                }
-                start
-            };
+            let lists = list(&mut types, &mut [d.tuple_fields, d.params]);
             let doc = d.doc.map(doc_summary).unwrap_or_default();
             definitions.push(Def {
                 name: strings.add(d.name),
@@ -798,16 +801,7 @@ impl CompactFacts {
                 name: strings.add(c.name),
                 self_type: types.add(c.self_type),
                 implements: c.implements.map(|t| types.add(t)).unwrap_or(NONE),
-                supertypes: if c.supertypes.is_empty() {
-                    NONE
-                } else {
-                    let start = type_lists.len() as u32;
-                    type_lists.push(c.supertypes.len() as u32);
-                    for ty in c.supertypes {
-                        type_lists.push(types.add(ty));
-                    }
-                    start
-                },
+                supertypes: list(&mut types, &mut [c.supertypes]),
                 is_abstract: c.is_abstract,
                 blanket: c.blanket,
                 start: c.start,
@@ -1002,13 +996,13 @@ impl CompactFacts {
     ) -> Result<InterfaceChange, &'static str> {
         let mut changed = BTreeSet::new();
         let container_key = |c: ContainerRef| (c.name.to_owned(), c.self_type.clone());
-        let containers = |f: &CompactFacts| -> HashMap<ContainerKey, i32> {
+        fn containers(f: &CompactFacts) -> HashMap<ContainerKey<'_>, i32> {
             let mut counts = HashMap::default();
             for c in f.containers() {
                 *counts.entry(c.key()).or_insert(0) += 1;
             }
             counts
-        };
+        }
         let mut supertypes = BTreeSet::new();
         for (c, count) in multiset_difference(containers(self), containers(old)) {
             debug_assert!(count != 0);
@@ -1018,13 +1012,13 @@ impl CompactFacts {
             }
             // What the type implements or extends: its supertypes' members (found by
             // name in the whole tree) are the names this reaches.
-            for t in c.implements.iter().chain(&c.supertypes) {
+            for t in c.implements.into_iter().chain(c.supertypes) {
                 match t {
                     TypeRef::Named { path, .. } => supertypes.extend(path.last().cloned()),
                     _ => return Err("a type's supertypes changed"),
                 }
             }
-            changed.insert(c.name.clone());
+            changed.insert(c.name.to_owned());
             c.self_type.for_each_name(&mut |n| {
                 changed.insert(n.to_owned());
             });

@@ -1091,6 +1091,8 @@ pub(crate) fn resolve_some<'a>(
         },
         Keep::No | Keep::Fresh => None,
     };
+    // A path table is sized for every Rust definition only when none is kept to adopt.
+    let size_paths = update.is_none();
     let kept_scopes = update
         .as_mut()
         .map(|(kept, _, changed)| (std::mem::take(&mut kept.rust_scopes), &changed[..]));
@@ -1105,7 +1107,7 @@ pub(crate) fn resolve_some<'a>(
             .enumerate()
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
-        rust: rust::RustTables::new(files, kept_scopes.is_none(), kept_scopes),
+        rust: rust::RustTables::new(files, size_paths, kept_scopes),
         ecma: ecma::EcmaTables::new(files.len()),
         python: python::PythonTables::new(files),
         go: go::GoTables::new(files),
