@@ -680,6 +680,17 @@ fn a_reexport_chain_resolves_alike_whatever_was_chased_before() {
     assert_equals_fresh(root);
 }
 
+/// A crate of three modules under `root`: `a` (`one`), `b` (`two`, `three`) and `c`
+/// (`c_text`, which uses them).
+fn three_modules(root: &Path, c_text: &str) {
+    let write = |path: &str, text: &str| std::fs::write(root.join(path), text).expect("write");
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    write("src/lib.rs", "mod a;\nmod b;\nmod c;\n");
+    write("src/a.rs", "pub fn one() {}\n");
+    write("src/b.rs", "pub fn two() {}\npub fn three() {}\n");
+    write("src/c.rs", c_text);
+}
+
 /// A patch that empties a file, then one over the same base that gives an earlier file
 /// fresh ids: the emptied file's carried range starts inside the earlier file's (the
 /// reader once took that for overlapping ranges and refused the index as corrupt).
@@ -688,12 +699,8 @@ fn a_file_emptied_by_a_patch_does_not_collide_with_later_fresh_ids() {
     let repo = tempfile::tempdir().expect("tempdir");
     let root = repo.path();
     let write = |path: &str, text: &str| std::fs::write(root.join(path), text).expect("write");
-    std::fs::create_dir_all(root.join("src")).expect("mkdir");
-    write("src/lib.rs", "mod a;\nmod b;\nmod c;\n");
-    write("src/a.rs", "pub fn one() {}\n");
-    write("src/b.rs", "pub fn two() {}\npub fn three() {}\n");
-    write(
-        "src/c.rs",
+    three_modules(
+        root,
         "pub fn uses() { crate::a::one(); crate::b::two(); }\n",
     );
     build_index(root, &options(false), &|_| {}).expect("first build");
@@ -706,6 +713,50 @@ fn a_file_emptied_by_a_patch_does_not_collide_with_later_fresh_ids() {
         "not patches: the case is not exercised"
     );
     assert_equals_fresh(root);
+}
+
+/// Interface patches with the resolver's tables held between them, as `watch` holds
+/// them: a file that gains a definition stays within the room its ids have, one that
+/// gains many outgrows it (the tables are made again), names vanish and come back; each
+/// update equals a fresh index (and debug builds compare the tables brought up to date
+/// with tables made from scratch).
+#[test]
+fn held_tables_follow_files_that_grow_past_their_room_and_shrink() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    let write = |path: &str, text: &str| std::fs::write(root.join(path), text).expect("write");
+    three_modules(
+        root,
+        "pub fn uses() { crate::a::one(); crate::b::two(); crate::b::three(); }\n",
+    );
+    let resident = ResidentDeclarations::new();
+    let held = BuildOptions {
+        resident: Some(resident.clone()),
+        ..options(false)
+    };
+    build_index(root, &held, &|_| {}).expect("first build");
+    let many: String = (0..12)
+        .map(|i| format!("pub fn many_{i}() {{}}\n"))
+        .collect();
+    let steps = [
+        ("src/a.rs", "pub fn one() {}\npub fn two() {}\n".to_owned()),
+        ("src/a.rs", format!("pub fn one() {{}}\n{many}")),
+        ("src/b.rs", "pub fn three() {}\n".to_owned()),
+        (
+            "src/b.rs",
+            "pub fn two() {}\npub fn three() {}\n".to_owned(),
+        ),
+        ("src/a.rs", "pub fn one() {}\n".to_owned()),
+    ];
+    for (path, text) in steps {
+        write(path, &text);
+        let summary = build_index(root, &held, &|_| {}).expect("update");
+        assert!(
+            summary.patched,
+            "{path}: not a patch, the case is not exercised"
+        );
+        assert_equals_fresh(root);
+    }
 }
 
 /// More edited files than a patch takes, after an earlier patch: the update resolves in

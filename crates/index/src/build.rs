@@ -748,12 +748,7 @@ fn update(
     let resident = options.resident.clone();
     let (symbols, references) =
         commit_generation(writer, &dir, &started, generation, None, || {
-            let keep = match resident {
-                Some(_) => Keep::Fresh,
-                None => Keep::No,
-            };
-            let (data, memos, tables) =
-                pool.install(|| resolve(&parsed_files, meta, keep, &cancelled));
+            let (data, memos) = pool.install(|| resolve(&parsed_files, meta, &cancelled));
             trace(&started, "resolved");
             if cancelled() {
                 return Err(IndexError::Cancelled);
@@ -779,7 +774,7 @@ fn update(
             // (a resident holder keeps the declarations, tagged with the generation about
             // to be committed: if the commit fails, no index carries that stamp).
             std::thread::spawn(move || match resident {
-                Some(resident) => resident.resolved(stamp, parsed_files, memos, tables),
+                Some(resident) => resident.resolved(stamp, parsed_files, memos),
                 None => drop((parsed_files, memos)),
             });
             trace(&started, "cache written");
@@ -1844,7 +1839,7 @@ fn prepare_interface_patch(
         (Some(_), Some(tables)) => {
             let mut changed = remapped.clone();
             changed.sort_unstable();
-            Keep::Update(tables, changed)
+            Keep::Update(Box::new(tables), changed)
         }
     };
     let (data, memos, tables) = pool.install(|| {

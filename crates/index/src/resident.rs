@@ -284,17 +284,12 @@ impl ResidentDeclarations {
     }
 
     /// After a full resolution committed as `stamp`: its files and memos, stripped as the
-    /// cache reads them back, and the tables it kept. Meant for a background thread (it
-    /// frees every file's uses).
-    pub(crate) fn resolved(
-        &self,
-        stamp: Stamp,
-        files: Vec<ParsedFile>,
-        memos: Vec<FileMemo>,
-        tables: Option<KeptTables>,
-    ) {
+    /// cache reads them back, and the tables an interface patch keeps made from them (a
+    /// whole store's resolution numbers its symbols without the room kept tables have).
+    /// Meant for a background thread (it frees every file's uses).
+    pub(crate) fn resolved(&self, stamp: Stamp, files: Vec<ParsedFile>, memos: Vec<FileMemo>) {
         let mut held = self.lock();
-        let (files, memos) = files
+        let (files, memos): (Vec<ParsedFile>, Vec<Option<FileMemo>>) = files
             .into_iter()
             .zip(
                 memos
@@ -304,6 +299,7 @@ impl ResidentDeclarations {
             )
             .map(|(file, memo)| declarations_of(file, memo))
             .unzip();
+        let tables = crate::build::kept_tables_of(&files);
         *held = Some(Held {
             stamp,
             tree: TreeDeclarations {

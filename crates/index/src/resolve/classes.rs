@@ -359,7 +359,7 @@ impl ClassTables {
             for class in self.enclosing_types(t, at) {
                 // `new Cart()` inside `Cart` names the type, not its constructor (a member
                 // named like the class).
-                if t.symbols[class as usize].name == name {
+                if t.names.name_of_symbol(class) == name {
                     continue;
                 }
                 match t.lookup_member(self.family(), &Ty::Repo(class), name, kind) {

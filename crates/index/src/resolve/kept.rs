@@ -1,166 +1,149 @@
-//! The parts of the resolver's tables that a process holding every file's declarations
-//! between updates (`watch`, `mcp --watch`, the agent's catch-up) keeps from one
-//! resolution to the next: every definition's name key, sorted, each name's id (its rank
-//! in byte order, which the next table keeps for the names still there), the Rust path
-//! table and the Rust modules' scopes (by file and import, with no ids to move: a patch
-//! adds and removes no file, so a file keeps its index).
+//! The resolver's tables that a process holding every file's declarations between
+//! updates (`watch`, `mcp --watch`, the agent's catch-up) keeps from one resolution to
+//! the next: every symbol, the name table, the Rust path table and the Rust modules'
+//! scopes, and the layout of symbol ids they are in.
 //!
-//! An interface patch makes the tables again from every file of the tree, and only the
-//! edited files' definitions differ from the last resolution's; the other files' keys are
-//! the same, and only their symbol ids move, since ids are the files' definition counts
-//! summed in file order. Kept tables are brought up to date by moving ids ([`IdMap`]),
-//! dropping the changed files' entries and merging in their new ones: a pass over each
-//! table where making them again hashes every definition and sorts the names (on
-//! `rustreg`, a watched interface edit's tables took 171–230 ms with kept tables,
-//! 378–524 ms without).
+//! The ids of kept tables do not move. They are laid out in file order with room after
+//! each file's definitions ([`with_room`]): an edit that leaves a file within its room
+//! keeps every id of the tree, so an interface patch brings the tables up to date by
+//! dropping the changed files' entries and adding their new ones (a copy of the name
+//! table's arrays at most), where numbering the definitions back to back moved the ids
+//! of every file after the first changed one and made every table pass over every
+//! definition again. A file that outgrows its room makes the tables again in a fresh
+//! layout. The resolution translates its ids to the store's (as a patch does anyway: the
+//! store gives a changed file's definitions a fresh range).
+//!
+//! A resolution that writes a whole store numbers definitions back to back ([`packed`]),
+//! as the store does, and keeps no tables.
 //!
 //! Invariant: kept tables are those of the files they were made from, and are used only
 //! for the same files (the resident declarations' generation, [`crate::resident`]) with
-//! the files whose interface (definitions or imports) changed since named; a definition
-//! count that disagrees with them makes the tables again from scratch. Debug builds
-//! check every use against tables made from scratch.
+//! the files whose interface (definitions or imports) changed since named; an unchanged
+//! file whose definition count differs from theirs makes the tables again from scratch.
+//! Debug builds compare every updated table with one made from scratch.
 
-use super::names;
+use super::Symbol;
+use super::names::NameTable;
 use super::rust::{ModuleScopes, PathTable};
 
 /// Tables kept from a resolution (see the module docs).
 pub(crate) struct KeptTables {
+    /// File `f`'s ids are `starts[f]..starts[f + 1]`: its definitions, then its room.
+    pub(super) starts: Vec<u32>,
     /// Definitions per file, in file order, when these were made.
     pub(super) counts: Vec<u32>,
-    /// Every definition's [`super::names::key`], sorted.
-    pub(super) name_keys: Vec<u128>,
-    /// Each name's id (its rank in byte order), by name hash.
-    pub(super) name_ranks: Vec<names::NameRank>,
+    /// Every symbol, by id (room unused holds [`Symbol::NONE`]).
+    pub(super) symbols: Vec<Symbol>,
+    pub(super) names: NameTable,
     pub(super) rust_paths: PathTable,
+    /// Per symbol id: the path key it may be registered under in `rust_paths` (0 for
+    /// most that are not: removing an id a key does not hold changes nothing).
+    pub(super) rust_path_keys: Vec<u64>,
     /// What the Rust files' `use`s bring into each module's scope.
     pub(super) rust_scopes: ModuleScopes,
 }
 
-/// Where the symbol ids of kept tables go now: a changed file's are dropped, every other
-/// file's move by how many definitions the changed files before it gained or lost.
-/// Order-preserving: ids kept stay in the order they had.
-pub(super) struct IdMap {
-    /// The old ids of each run of unchanged files, `start..end`, and what to add to them.
-    runs: Vec<(u32, u32, i64)>,
-}
-
-impl IdMap {
-    /// `old` and `new`: each file's definitions then and now; `changed`: the files whose
-    /// definitions changed, ascending. `None` when an unchanged file's count differs (the
-    /// kept tables are not of these files).
-    pub(super) fn new(old: &[u32], new: &[u32], changed: &[u32]) -> Option<IdMap> {
-        if old.len() != new.len() {
-            return None;
+impl KeptTables {
+    /// Why these tables cannot be brought up to files whose definitions number `counts`
+    /// now, those of `changed` (ascending) having changed: `None` when they can. Files
+    /// are named by `path`.
+    pub(super) fn misfit<'p>(
+        &self,
+        counts: &[u32],
+        changed: &[u32],
+        path: impl Fn(usize) -> &'p str,
+    ) -> Option<String> {
+        if counts.len() != self.counts.len() || self.starts.len() != counts.len() + 1 {
+            return Some("they are of other files".into());
         }
-        let mut runs = Vec::with_capacity(changed.len() + 1);
-        let (mut old_base, mut new_base) = (0u32, 0u32);
-        let mut run: Option<(u32, i64)> = None;
-        for (fid, (&before, &now)) in old.iter().zip(new).enumerate() {
+        for (fid, (&before, &now)) in self.counts.iter().zip(counts).enumerate() {
+            let room = self.starts[fid + 1] - self.starts[fid];
             if changed.binary_search(&(fid as u32)).is_ok() {
-                if let Some((start, delta)) = run.take() {
-                    runs.push((start, old_base, delta));
+                if now > room {
+                    return Some(format!("{} outgrew its room of {room} ids", path(fid)));
                 }
             } else if before != now {
-                return None;
-            } else if run.is_none() {
-                run = Some((old_base, i64::from(new_base) - i64::from(old_base)));
+                return Some(format!("{} changed unannounced", path(fid)));
             }
-            old_base = old_base.checked_add(before)?;
-            new_base = new_base.checked_add(now)?;
         }
-        if let Some((start, delta)) = run {
-            runs.push((start, old_base, delta));
-        }
-        Some(IdMap { runs })
-    }
-
-    /// Where the old id `sid` is now (`None`: its file's definitions changed).
-    pub(super) fn get(&self, sid: u32) -> Option<u32> {
-        let at = self.runs.partition_point(|&(_, end, _)| end <= sid);
-        let &(start, _, delta) = self.runs.get(at)?;
-        (start <= sid).then(|| (i64::from(sid) + delta) as u32)
+        None
     }
 }
 
-/// The sorted name keys of the kept tables brought up to date: each kept key with its
-/// id moved (`map`; the dropped ones left out), merged with `added` (the changed files'
-/// keys, any order). Equal to sorting every file's keys now.
-pub(super) fn merge_name_keys(kept: Vec<u128>, map: &IdMap, mut added: Vec<u128>) -> Vec<u128> {
-    added.sort_unstable();
-    let mut out = Vec::with_capacity(kept.len() + added.len());
-    let mut added = added.into_iter().peekable();
-    for key in kept {
-        let Some(sid) = map.get(names::symbol(key)) else {
-            continue;
+/// The ids of a whole store: file `f`'s definitions `starts[f]..starts[f + 1]`, back to
+/// back in file order.
+pub(super) fn packed(counts: &[u32]) -> Vec<u32> {
+    layout(counts, |_, count| count)
+}
+
+/// Ids for kept tables: each file of a language family (`roomy`) takes a quarter of its
+/// definitions and eight more as room to grow into (on `rustreg`, 1.65 M definitions
+/// take 2.19 M ids), and a file being edited that outgrew its room (`busy`, ascending)
+/// half its definitions and 32 more (with an eighth and four, a file of 22 definitions
+/// gaining a function per save made the tables again every seventh save).
+pub(super) fn with_room(counts: &[u32], roomy: impl Fn(usize) -> bool, busy: &[u32]) -> Vec<u32> {
+    layout(counts, |fid, count| {
+        let room = if busy.binary_search(&(fid as u32)).is_ok() {
+            count / 2 + 32
+        } else if roomy(fid) {
+            count / 4 + 8
+        } else {
+            0
         };
-        let moved = names::with_symbol(key, sid);
-        while let Some(next) = added.next_if(|&next| next < moved) {
-            out.push(next);
-        }
-        out.push(moved);
+        count.saturating_add(room)
+    })
+}
+
+fn layout(counts: &[u32], ids: impl Fn(usize, u32) -> u32) -> Vec<u32> {
+    let mut starts = Vec::with_capacity(counts.len() + 1);
+    let mut next = 0u32;
+    starts.push(next);
+    for (fid, &count) in counts.iter().enumerate() {
+        next = next.saturating_add(ids(fid, count));
+        starts.push(next);
     }
-    out.extend(added);
-    out
+    starts
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn kept(counts: &[u32], starts: Vec<u32>) -> KeptTables {
+        KeptTables {
+            starts,
+            counts: counts.to_vec(),
+            symbols: Vec::new(),
+            names: NameTable::build(Vec::new(), 0, |_| ""),
+            rust_paths: PathTable::default(),
+            rust_path_keys: Vec::new(),
+            rust_scopes: ModuleScopes::default(),
+        }
+    }
+
     #[test]
-    fn ids_move_by_what_the_changed_files_before_them_gained_or_lost() {
-        // Files of 2, 3, 1, 4 definitions; file 1 now has 5, file 3 none.
-        let map = IdMap::new(&[2, 3, 1, 4], &[2, 5, 1, 0], &[1, 3]).expect("same files");
-        let moved: Vec<Option<u32>> = (0..10).map(|sid| map.get(sid)).collect();
+    fn layouts_give_room_only_where_asked() {
+        assert_eq!(packed(&[2, 0, 3]), [0, 2, 2, 5]);
+        // 16 definitions take 4 + 8 more; a file of none 8; one not roomy none.
+        assert_eq!(with_room(&[16, 0, 3], |fid| fid != 2, &[]), [0, 28, 36, 39]);
+        // A busy file takes half its definitions and 32 more.
+        assert_eq!(with_room(&[16, 0, 3], |_| true, &[0]), [0, 56, 64, 75]);
+    }
+
+    #[test]
+    fn kept_tables_fit_changes_within_room_only() {
+        let counts = [16, 0, 3];
+        let tables = kept(&counts, with_room(&counts, |_| true, &[]));
+        let path = |fid: usize| ["a.rs", "b.rs", "c.rs"][fid];
+        assert_eq!(tables.misfit(&[28, 8, 3], &[0, 1], path), None);
         assert_eq!(
-            moved,
-            [
-                Some(0),
-                Some(1),
-                None,
-                None,
-                None,
-                Some(7),
-                None,
-                None,
-                None,
-                None
-            ]
+            tables.misfit(&[29, 0, 3], &[0], path).as_deref(),
+            Some("a.rs outgrew its room of 28 ids")
         );
-        assert_eq!(map.get(10), None, "past every file");
-    }
-
-    #[test]
-    fn a_count_that_changed_unannounced_refuses_the_map() {
-        assert!(IdMap::new(&[2, 3], &[2, 4], &[]).is_none());
-        assert!(IdMap::new(&[2, 3], &[2, 3, 1], &[]).is_none());
-        assert!(IdMap::new(&[2, 3], &[2, 4], &[1]).is_some());
-    }
-
-    #[test]
-    fn merged_keys_equal_the_keys_sorted_afresh() {
-        let key = names::key;
-        // Before: file 0 `a b`, file 1 `b c`, file 2 `a`. Now file 1 is `c d b`.
-        let before = [
-            key("a", 0),
-            key("b", 1),
-            key("b", 2),
-            key("c", 3),
-            key("a", 4),
-        ];
-        let mut kept = before.to_vec();
-        kept.sort_unstable();
-        let map = IdMap::new(&[2, 2, 1], &[2, 3, 1], &[1]).expect("same files");
-        let added = vec![key("c", 2), key("d", 3), key("b", 4)];
-        let mut fresh = vec![
-            key("a", 0),
-            key("b", 1),
-            key("c", 2),
-            key("d", 3),
-            key("b", 4),
-            key("a", 5),
-        ];
-        fresh.sort_unstable();
-        assert_eq!(merge_name_keys(kept, &map, added), fresh);
+        assert_eq!(
+            tables.misfit(&[16, 1, 3], &[], path).as_deref(),
+            Some("b.rs changed unannounced")
+        );
+        assert!(tables.misfit(&[16, 0], &[], path).is_some(), "other files");
     }
 }

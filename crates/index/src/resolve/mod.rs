@@ -248,11 +248,11 @@ impl Chase {
     }
 }
 
-#[derive(Clone, Copy)]
-struct Symbol<'a> {
-    /// Borrowed from the file's facts: a tree's symbols would otherwise hold a copy of
-    /// every name (a large share of a cold build's peak memory).
-    name: &'a str,
+/// A definition as the tables see it; its name is in the name table
+/// ([`names::NameTable::name_of_symbol`]), so that tables a caller keeps borrow nothing
+/// from the files' facts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct Symbol {
     kind: SymbolKind,
     family: Family,
     /// A member of a container (a method, field, variant, associated item): never in
@@ -263,16 +263,29 @@ struct Symbol<'a> {
     index: u32,
 }
 
+impl Symbol {
+    /// An id no definition has (a file's room to grow, [`kept`]).
+    const NONE: Symbol = Symbol {
+        kind: SymbolKind::Function,
+        family: Family::Rust,
+        member: false,
+        file: NONE,
+        index: NONE,
+    };
+}
+
 /// Read-only lookup tables shared by the per-file resolution workers.
 struct Tables<'a> {
     /// Identifies this resolution run in per-thread caches.
     run: u64,
     files: &'a [ParsedFile],
-    symbols: Vec<Symbol<'a>>,
-    /// First symbol id of each file.
+    /// By id; ids without a definition (room, [`kept`]) hold [`Symbol::NONE`].
+    symbols: Vec<Symbol>,
+    /// First symbol id of each file, then one past the last file's ids (a file's room
+    /// to grow lies between its definitions and the next file's first id).
     file_base: Vec<u32>,
-    /// Each name's id in the store's name table and the symbols with that name.
-    names: names::NameTable<'a>,
+    /// Each name's id and the symbols with that name.
+    names: names::NameTable,
     file_ids: HashMap<&'a str, u32>,
     rust: rust::RustTables<'a>,
     ecma: ecma::EcmaTables,
@@ -740,54 +753,55 @@ fn file_of(file_base: &[u32], id: u32) -> usize {
         .saturating_sub(1)
 }
 
-/// Every file's symbols, by id (`file_base[fid]` is file `fid`'s first; `count` in all),
-/// made in parallel straight into their places: a vector per file appended to the table
-/// was about half of what making the symbols cost a watched edit (every file's, each
-/// time: 36 ms on `rustreg`).
-fn every_symbol<'a>(
-    files: &'a [ParsedFile],
-    heads: &[Option<FileHead>],
-    file_base: &[u32],
-    count: u32,
-) -> Vec<Symbol<'a>> {
-    (0..count)
+/// Every file's symbols, by id (file `fid`'s are `starts[fid]..starts[fid + 1]`, room
+/// included), each file's made in parallel straight into its place: a vector per file
+/// appended to the table was about half of what making the symbols cost.
+fn every_symbol(files: &[ParsedFile], heads: &[Option<FileHead>], starts: &[u32]) -> Vec<Symbol> {
+    let end = starts.last().copied().unwrap_or(0);
+    let mut symbols = vec![Symbol::NONE; end as usize];
+    let mut places: Vec<(usize, &mut [Symbol])> = Vec::with_capacity(files.len());
+    let mut rest = symbols.as_mut_slice();
+    for fid in 0..files.len() {
+        let len = (starts[fid + 1].saturating_sub(starts[fid]) as usize).min(rest.len());
+        let (place, after) = std::mem::take(&mut rest).split_at_mut(len);
+        if !place.is_empty() {
+            places.push((fid, place));
+        }
+        rest = after;
+    }
+    places
         .into_par_iter()
-        .with_min_len(4096)
-        // Each job walks its ids in order: the file found for one id serves the next ones.
-        .map_init(
-            || (0usize, 0u32, 0u32),
-            |(fid, start, end), sid| {
-                if !(*start..*end).contains(&sid) {
-                    *fid = file_of(file_base, sid);
-                    *start = file_base[*fid];
-                    *end = file_base.get(*fid + 1).copied().unwrap_or(count);
-                }
-                let index = sid - *start;
-                let facts = files[*fid].facts.as_ref();
-                let definition = facts.and_then(|f| f.definitions.get(index as usize));
-                match (facts, definition, heads[*fid].as_ref()) {
-                    (Some(facts), Some(d), Some(head)) => Symbol {
-                        name: facts.name(d),
-                        kind: d.kind,
-                        family: head.family,
-                        member: d.container != NONE,
-                        file: *fid as u32,
-                        index,
-                    },
-                    // Not reached: ids below `count` lie in files with facts and a family
-                    // (only those move the next file's base).
-                    _ => Symbol {
-                        name: "",
-                        kind: SymbolKind::Function,
-                        family: Family::Rust,
-                        member: false,
-                        file: *fid as u32,
-                        index,
-                    },
-                }
-            },
-        )
-        .collect()
+        .with_min_len(64)
+        .for_each(|(fid, place)| file_symbols_into(fid, &files[fid], heads[fid].as_ref(), place));
+    symbols
+}
+
+/// File `fid`'s symbols written over `place` (its ids; what its definitions leave
+/// becomes room again).
+fn file_symbols_into(fid: usize, file: &ParsedFile, head: Option<&FileHead>, place: &mut [Symbol]) {
+    let mut written = 0;
+    if let (Some(facts), Some(head)) = (&file.facts, head) {
+        for ((slot, d), index) in place.iter_mut().zip(&facts.definitions).zip(0u32..) {
+            *slot = Symbol {
+                kind: d.kind,
+                family: head.family,
+                member: d.container != NONE,
+                file: fid as u32,
+                index,
+            };
+            written += 1;
+        }
+    }
+    place[written..].fill(Symbol::NONE);
+}
+
+/// The name of `symbol`, read from its file's facts.
+fn definition_name<'a>(files: &'a [ParsedFile], symbol: &Symbol) -> &'a str {
+    files
+        .get(symbol.file as usize)
+        .and_then(|f| f.facts.as_ref())
+        .and_then(|facts| Some(facts.name(facts.definitions.get(symbol.index as usize)?)))
+        .unwrap_or("")
 }
 
 /// One file's name and path keys and rows: reads only the file and its family's tables,
@@ -1036,7 +1050,8 @@ fn qualified_prefix(facts: &CompactFacts, d: &Def, head: &FileHead, out: &mut St
 }
 
 /// What a resolution does about [`KeptTables`], for a caller that holds every file's
-/// declarations between resolutions.
+/// declarations between resolutions. Only a resolution of some files (a patch) keeps
+/// tables: their ids have room to grow ([`kept`]), a whole store's are back to back.
 pub(crate) enum Keep {
     /// Nothing: the caller keeps no tables.
     No,
@@ -1044,28 +1059,30 @@ pub(crate) enum Keep {
     Fresh,
     /// Brings these up to date and gives them back: they were made from the same files,
     /// of which those listed (ascending) have other definitions or imports now.
-    Update(KeptTables, Vec<u32>),
+    Update(Box<KeptTables>, Vec<u32>),
 }
 
 /// Resolves every file's references and assembles the store tables; also returns each
-/// file's [`FileMemo`], in file order, and the tables `keep` asks for.
+/// file's [`FileMemo`], in file order.
 pub(crate) fn resolve<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
-    keep: Keep,
     cancelled: &(dyn Fn() -> bool + Sync),
-) -> (StoreData<'a>, Vec<FileMemo>, Option<KeptTables>) {
-    resolve_some(files, meta, None, None, keep, cancelled)
+) -> (StoreData<'a>, Vec<FileMemo>) {
+    let (data, memos, _) = resolve_some(files, meta, None, None, Keep::No, cancelled);
+    (data, memos)
 }
 
 /// [`resolve`] with the tables of every file but the references of only the files `only`
 /// (ascending file indices), when given: the store tables then hold every file (with its
-/// range of symbol ids) and name, every override and implementation, and the symbol rows
-/// and references of those files only (their rows back to back, in that order); the
-/// memos are theirs, in that order. The heads of `known`'s files are taken from it.
-/// Once `cancelled` says so, the files left are not resolved (their references and memos
-/// come out empty): the caller, which asked for the cancellation, discards the result.
-/// The tables `keep` asks for come back last.
+/// range of the resolution's symbol ids, which have room between files when tables are
+/// kept: the caller translates them to the store's) and the names the rows and
+/// references use (numbered from 0 in byte order), every override and implementation,
+/// and the symbol rows and references of those files only (their rows back to back, in
+/// that order); the memos are theirs, in that order. The heads of `known`'s files are
+/// taken from it. Once `cancelled` says so, the files left are not resolved (their
+/// references and memos come out empty): the caller, which asked for the cancellation,
+/// discards the result. The tables `keep` asks for come back last (only with `only`).
 pub(crate) fn resolve_some<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
@@ -1075,33 +1092,58 @@ pub(crate) fn resolve_some<'a>(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> (StoreData<'a>, Vec<FileMemo>, Option<KeptTables>) {
     let started = std::time::Instant::now();
-    let definitions = |fid: usize| files[fid].facts.as_ref().map_or(0, |f| f.definitions.len());
+    // A file's definitions are symbols when it has facts and a language family.
+    let has_symbols = |fid: usize| files[fid].facts.is_some() && files[fid].family().is_some();
+    let definitions = |fid: usize| {
+        if has_symbols(fid) {
+            files[fid].facts.as_ref().map_or(0, |f| f.definitions.len())
+        } else {
+            0
+        }
+    };
     let counts: Vec<u32> = (0..files.len())
         .map(|fid| definitions(fid) as u32)
         .collect();
-    // Kept tables to bring up to date, the ids they had and the files that changed.
-    let keep_tables = !matches!(keep, Keep::No);
-    let mut update: Option<(KeptTables, kept::IdMap, Vec<u32>)> = match keep {
-        Keep::Update(kept, changed) => match kept::IdMap::new(&kept.counts, &counts, &changed) {
-            Some(map) => Some((kept, map, changed)),
-            None => {
-                crate::trace::note(format_args!("kept tables are of other files: made again"));
-                None
+    let keep_tables = only.is_some() && !matches!(keep, Keep::No);
+    // Kept tables to bring up to date and the files that changed; when they cannot be,
+    // the files that outgrew their room (made again with more).
+    let mut outgrown: Vec<u32> = Vec::new();
+    let mut update: Option<(KeptTables, Vec<u32>)> = match keep {
+        Keep::Update(kept, changed) if keep_tables => {
+            match kept.misfit(&counts, &changed, |fid| files[fid].row.path.as_str()) {
+                None => Some((*kept, changed)),
+                Some(reason) => {
+                    crate::trace::note(format_args!("kept tables made again: {reason}"));
+                    outgrown = changed;
+                    None
+                }
             }
-        },
-        Keep::No | Keep::Fresh => None,
+        }
+        Keep::No | Keep::Fresh | Keep::Update(..) => None,
     };
+    let starts = match &update {
+        Some((kept, _)) => kept.starts.clone(),
+        None if keep_tables => kept::with_room(&counts, has_symbols, &outgrown),
+        None => kept::packed(&counts),
+    };
+    let id_end = starts.last().copied().unwrap_or(0);
+    if keep_tables && update.is_none() {
+        let total: u32 = counts.iter().sum();
+        crate::trace::note(format_args!(
+            "tables made: {total} definitions in {id_end} ids"
+        ));
+    }
     // A path table is sized for every Rust definition only when none is kept to adopt.
     let size_paths = update.is_none();
     let kept_scopes = update
         .as_mut()
-        .map(|(kept, _, changed)| (std::mem::take(&mut kept.rust_scopes), &changed[..]));
+        .map(|(kept, changed)| (std::mem::take(&mut kept.rust_scopes), &changed[..]));
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         files,
         symbols: Vec::new(),
-        file_base: Vec::with_capacity(files.len()),
-        names: names::NameTable::build(Vec::new(), 0, |_| "", None, false).0,
+        file_base: starts,
+        names: names::NameTable::build(Vec::new(), 0, |_| ""),
         file_ids: files
             .iter()
             .enumerate()
@@ -1131,19 +1173,16 @@ pub(crate) fn resolve_some<'a>(
     // The symbol id of each row.
     let mut row_symbols: Vec<u32> = Vec::with_capacity(wanted_definitions);
     let mut file_rows: Vec<FileRow> = Vec::with_capacity(files.len());
-    // In file order: each file's first symbol id, and its family's tables (its module,
-    // imports, exports), which give the prefix of its qualified names.
+    // In file order: each file's family tables (its module, imports, exports), which
+    // give the prefix of its qualified names.
     let mut heads: Vec<Option<FileHead>> = Vec::with_capacity(files.len());
-    let mut next_base = 0u32;
     for (fid, file) in files.iter().enumerate() {
+        let base = tables.file_base[fid];
         let fid = fid as u32;
-        let base = next_base;
-        tables.file_base.push(base);
         let (Some(facts), Some(family)) = (&file.facts, file.family()) else {
             heads.push(None);
             continue;
         };
-        next_base += facts.definitions.len() as u32;
         let (prefix, separator) = match family {
             Family::Rust => (tables.rust.add_file(fid), "::"),
             Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
@@ -1175,7 +1214,21 @@ pub(crate) fn resolve_some<'a>(
             separator,
         }));
     }
-    tables.symbols = every_symbol(files, &heads, &tables.file_base, next_base);
+    // Kept symbols keep their places; only the changed files' are written again.
+    tables.symbols = match &mut update {
+        Some((kept, changed)) => {
+            let mut symbols = std::mem::take(&mut kept.symbols);
+            for &fid in changed.iter() {
+                let fid = fid as usize;
+                let ids = tables.file_base[fid] as usize..tables.file_base[fid + 1] as usize;
+                if let Some(place) = symbols.get_mut(ids) {
+                    file_symbols_into(fid, &files[fid], heads[fid].as_ref(), place);
+                }
+            }
+            symbols
+        }
+        None => every_symbol(files, &heads, &tables.file_base),
+    };
     tables.ecma.finish(files);
     tables.c.finish(files, &tables.file_ids);
     tables.shell.finish(files, &tables.file_ids);
@@ -1183,7 +1236,7 @@ pub(crate) fn resolve_some<'a>(
     let gets_keys = |fid: usize| {
         update
             .as_ref()
-            .is_none_or(|(_, _, changed)| changed.binary_search(&(fid as u32)).is_ok())
+            .is_none_or(|(_, changed)| changed.binary_search(&(fid as u32)).is_ok())
     };
     // Each file's keys and rows are made in parallel, a batch of files at a time (so a
     // batch's vectors are all that is held twice), and merged into the tables in file
@@ -1219,11 +1272,10 @@ pub(crate) fn resolve_some<'a>(
             .collect();
         for (fid, made) in (batch..end).zip(made) {
             let base = tables.file_base[fid];
-            let count = heads[fid].as_ref().map_or(0, |_| definitions(fid));
             rows.extend(made.rows);
             row_symbols.extend(made.row_symbols);
             let mut row = files[fid].row.clone();
-            row.symbols = (base, base + count as u32);
+            row.symbols = (base, base + counts[fid]);
             file_rows.push(row);
             rust_paths.extend(made.rust_paths);
             name_keys.extend(made.name_keys);
@@ -1231,32 +1283,85 @@ pub(crate) fn resolve_some<'a>(
     }
     // The names and the Rust paths are separate tables: made side by side.
     let (symbols, rust) = (&tables.symbols, &mut tables.rust);
-    let name_of = |sid: u32| symbols[sid as usize].name;
-    let count = symbols.len() as u32;
+    let name_of = |sid: u32| {
+        symbols
+            .get(sid as usize)
+            .map_or("", |s| definition_name(files, s))
+    };
+    // Per symbol id, the path key it is registered under (for kept tables).
+    let mut path_keys: Vec<u64> = Vec::new();
     #[cfg(debug_assertions)]
     let updated = update.is_some();
-    let ((names, kept_names), ()) = match update {
-        Some((kept, map, _)) => rayon::join(
-            || {
-                let keys = kept::merge_name_keys(kept.name_keys, &map, name_keys);
-                names::NameTable::build(keys, count, name_of, Some(kept.name_ranks), keep_tables)
-            },
-            || rust.adopt_paths(kept.rust_paths, |sid| map.get(sid), rust_paths),
-        ),
-        None => rayon::join(
-            || names::NameTable::build(name_keys, count, name_of, None, keep_tables),
-            || {
-                for (key, sid) in rust_paths {
-                    rust.add_path(key, sid);
-                }
-            },
-        ),
+    let names = match update {
+        Some((kept, changed)) => {
+            let gone: Vec<std::ops::Range<u32>> = changed
+                .iter()
+                .map(|&fid| tables.file_base[fid as usize]..tables.file_base[fid as usize + 1])
+                .collect();
+            let added: Vec<(u128, &str)> = name_keys
+                .iter()
+                .map(|&key| (key, name_of(names::symbol(key))))
+                .collect();
+            let KeptTables {
+                names: mut kept_names,
+                rust_paths: kept_paths,
+                rust_path_keys,
+                ..
+            } = kept;
+            path_keys = rust_path_keys;
+            let keys = &mut path_keys;
+            rayon::join(
+                || {
+                    kept_names.update(&gone, &added, id_end);
+                    kept_names
+                },
+                || {
+                    let gone_paths = gone.iter().flat_map(|ids| {
+                        ids.clone()
+                            .map(|sid| (keys.get(sid as usize).copied().unwrap_or(0), sid))
+                    });
+                    let gone_paths: Vec<(u64, u32)> = gone_paths.collect();
+                    for &(_, sid) in &gone_paths {
+                        if let Some(key) = keys.get_mut(sid as usize) {
+                            *key = 0;
+                        }
+                    }
+                    for &(key, sid) in &rust_paths {
+                        if let Some(slot) = keys.get_mut(sid as usize) {
+                            *slot = key;
+                        }
+                    }
+                    rust.update_paths(kept_paths, gone_paths.into_iter(), rust_paths)
+                },
+            )
+            .0
+        }
+        None => {
+            let keys = &mut path_keys;
+            rayon::join(
+                || names::NameTable::build(name_keys, id_end, name_of),
+                || {
+                    if keep_tables {
+                        *keys = vec![0; id_end as usize];
+                        for &(key, sid) in &rust_paths {
+                            if let Some(slot) = keys.get_mut(sid as usize) {
+                                *slot = key;
+                            }
+                        }
+                    }
+                    for (key, sid) in rust_paths {
+                        rust.add_path(key, sid);
+                    }
+                },
+            )
+            .0
+        }
     };
+    tables.names = names;
     #[cfg(debug_assertions)]
     if updated {
-        check_kept_tables(&tables, &heads, kept_names.as_ref().map(|k| &k.keys[..]));
+        check_kept_tables(&tables, &heads);
     }
-    tables.names = names;
     for (row, &sid) in rows.iter_mut().zip(&row_symbols) {
         row.name = tables.names.id_of_symbol(sid).unwrap_or(0);
     }
@@ -1325,25 +1430,66 @@ pub(crate) fn resolve_some<'a>(
     });
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
-    let kept = kept_names.map(|names| KeptTables {
-        counts,
-        name_keys: names.keys,
-        name_ranks: names.ranks,
-        rust_paths: tables.rust.take_paths(),
-        rust_scopes: tables.rust.take_scopes(),
-    });
     let overrides = std::mem::take(&mut tables.types.overrides);
     let implementations = std::mem::take(&mut tables.types.implementations);
-    let names: Vec<Cow<str>> = tables.names.sorted().map(Cow::Borrowed).collect();
-    let symbols = match only {
-        Some(_) => SymbolRows::Made(rows),
-        None => SymbolRows::PerFile(Box::new(TreeRows {
-            files,
-            heads,
-            file_base: std::mem::take(&mut tables.file_base),
-            symbol_names: tables.names.take_symbol_names(),
-        })),
+    let (names, symbols) = match only {
+        // The names the rows and references use, in byte order and numbered from 0
+        // (kept tables number new names after the others).
+        Some(_) => {
+            let mut used: Vec<u32> = rows
+                .iter()
+                .map(|row| row.name)
+                .chain(refs.iter().map(|r| r.name))
+                .collect();
+            used.sort_unstable_by(|&a, &b| tables.names.name(a).cmp(tables.names.name(b)));
+            used.dedup();
+            let mut renumber: HashMap<u32, u32> = HashMap::default();
+            renumber.reserve(used.len());
+            for (at, &id) in used.iter().enumerate() {
+                renumber.insert(id, at as u32);
+            }
+            for row in &mut rows {
+                row.name = renumber.get(&row.name).copied().unwrap_or(0);
+            }
+            for r in &mut refs {
+                r.name = renumber.get(&r.name).copied().unwrap_or(0);
+            }
+            let names: Vec<Cow<str>> = used
+                .iter()
+                .map(|&id| Cow::Owned(tables.names.name(id).to_owned()))
+                .collect();
+            (names, SymbolRows::Made(rows))
+        }
+        // A whole tree's table is made afresh: its ids are the names' byte order.
+        None => {
+            let names: Vec<Cow<str>> = tables
+                .names
+                .sorted()
+                .into_iter()
+                .flatten()
+                .map(|name| Cow::Owned(name.to_owned()))
+                .collect();
+            let rows = SymbolRows::PerFile(Box::new(TreeRows {
+                files,
+                heads,
+                file_base: std::mem::take(&mut tables.file_base),
+                symbol_names: tables.names.take_symbol_names(),
+            }));
+            (names, rows)
+        }
     };
+    let kept = keep_tables.then(|| KeptTables {
+        starts: std::mem::take(&mut tables.file_base),
+        counts,
+        symbols: std::mem::take(&mut tables.symbols),
+        names: std::mem::replace(
+            &mut tables.names,
+            names::NameTable::build(Vec::new(), 0, |_| ""),
+        ),
+        rust_paths: tables.rust.take_paths(),
+        rust_path_keys: path_keys,
+        rust_scopes: tables.rust.take_scopes(),
+    });
     // Freed before the caller writes the store, so that the allocator gives their memory
     // to the store's sections (freed on another thread while the store was written, they
     // added to its peak; with mimalloc freeing them takes 5 ms on `rustreg`, where glibc
@@ -1362,9 +1508,18 @@ pub(crate) fn resolve_some<'a>(
     (data, memos, kept)
 }
 
-/// Debug builds: the tables made from kept ones are those made from scratch.
+/// Debug builds: the tables brought up to date are those made from scratch.
 #[cfg(debug_assertions)]
-fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>], sorted_keys: Option<&[u128]>) {
+fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>]) {
+    let fresh = every_symbol(tables.files, heads, &tables.file_base);
+    if let Some(sid) = (0..fresh.len()).find(|&i| tables.symbols.get(i) != Some(&fresh[i])) {
+        panic!(
+            "kept symbol {sid} of {}: {:?}, made afresh {:?}",
+            tables.symbols.len(),
+            tables.symbols.get(sid),
+            fresh[sid]
+        );
+    }
     let made: Vec<FileSymbols> = (0..tables.files.len())
         .map(|fid| {
             let (file, head) = (&tables.files[fid], heads[fid].as_ref());
@@ -1379,9 +1534,25 @@ fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>], sorted_keys: O
             )
         })
         .collect();
-    let mut name_keys: Vec<u128> = made.iter().flat_map(|m| m.name_keys.clone()).collect();
-    name_keys.sort_unstable();
-    assert_eq!(sorted_keys, Some(&name_keys[..]), "kept name keys");
+    let name_keys: Vec<u128> = made.iter().flat_map(|m| m.name_keys.clone()).collect();
+    let id_end = fresh.len() as u32;
+    let names = names::NameTable::build(name_keys, id_end, |sid| {
+        definition_name(tables.files, &fresh[sid as usize])
+    });
+    for sid in 0..id_end {
+        assert_eq!(
+            tables.names.name_of_symbol(sid),
+            names.name_of_symbol(sid),
+            "kept name of symbol {sid}"
+        );
+    }
+    for name in names.sorted().into_iter().flatten() {
+        assert_eq!(
+            tables.names.symbols_named(name),
+            names.symbols_named(name),
+            "kept symbols named {name:?}"
+        );
+    }
     let mut paths: Vec<(u64, u32)> = made.iter().flat_map(|m| m.rust_paths.clone()).collect();
     paths.sort_unstable();
     assert_eq!(tables.rust.path_pairs(), paths, "kept Rust paths");

@@ -1,5 +1,7 @@
-//! The repository's definitions grouped by name: each distinct name's id (its rank in
-//! sorted order, as the store numbers names) and the symbols that bear it.
+//! The repository's definitions grouped by name: each distinct name's id and the symbols
+//! that bear it. The table owns its names' text (one buffer), so a holder of the
+//! resolver's tables keeps it from one resolution to the next and brings it up to date
+//! ([`NameTable::update`]) instead of making it again.
 //!
 //! Built by sorting rather than by a hash map filled one symbol at a time: a large tree
 //! has over a million definitions under about a fifth as many names, and inserting them
@@ -13,8 +15,15 @@
 //! in 96 bits to share a group, about a 10^-17 chance for a million names. Lookups go
 //! through a radix table on the hash's top bits to a short run of groups and then compare
 //! the name itself.
+//!
+//! A table made afresh numbers its names in byte order, as the store does. An update
+//! keeps every id and gives each new name the next one: a patch's names are looked up
+//! in the store by their text anyway, and renumbering would touch every symbol.
 
 use rayon::prelude::*;
+use rustc_hash::FxHashMap as HashMap;
+
+use crate::store::NONE;
 
 const SYMBOL_BITS: u32 = 32;
 
@@ -54,133 +63,56 @@ fn sort_prefix(name: &str) -> u64 {
     u64::from_be_bytes(bytes)
 }
 
-/// A name's id in a table, by its hash (in [`KeptNames`]): what the next table of
-/// nearly the same names takes its order from instead of sorting every name again.
-/// (The 96-bit hash in two fields: 16 bytes a name where a `u128` would align it to 32.)
+/// One distinct name: its id and where its symbols start in the table's `symbols`.
 #[derive(Clone, Copy)]
-pub(super) struct NameRank {
-    hash_high: u64,
-    hash_low: u32,
+struct Group {
     id: u32,
-}
-
-impl NameRank {
-    fn new(hash: u128, id: u32) -> Self {
-        NameRank {
-            hash_high: (hash >> 32) as u64,
-            hash_low: hash as u32,
-            id,
-        }
-    }
-
-    fn hash(&self) -> u128 {
-        u128::from(self.hash_high) << 32 | u128::from(self.hash_low)
-    }
-}
-
-/// What a table keeps for the next one ([`NameTable::build`] with `keep`).
-pub(super) struct KeptNames {
-    /// Every symbol's key, sorted.
-    pub keys: Vec<u128>,
-    /// Each name's id, by hash ascending.
-    pub ranks: Vec<NameRank>,
-}
-
-/// One distinct name.
-struct Group<'a> {
-    name: &'a str,
-    id: u32,
-    /// Its symbols are `symbols[start..next group's start]`.
     start: u32,
 }
 
-/// Where group `g`'s symbols lie in the symbols array (`len` entries long).
-fn group_range(groups: &[Group], g: usize, len: usize) -> std::ops::Range<usize> {
-    let end = groups.get(g + 1).map_or(len, |next| next.start as usize);
-    groups[g].start as usize..end
-}
-
-/// The groups in name order (each name's id is its place there): sorted by each name's
+/// The groups' order by name (each name's id is its place there): sorted by each name's
 /// first 8 bytes first, kept beside its group, so that most comparisons stay within the
 /// array instead of reading two names from wherever their files' facts lie.
-fn by_id_sorted(groups: &[Group]) -> Vec<u32> {
-    let mut ranked: Vec<(u64, u32)> = groups
+fn by_id_sorted(names: &[&str]) -> Vec<u32> {
+    let mut ranked: Vec<(u64, u32)> = names
         .par_iter()
         .enumerate()
-        .map(|(g, group)| (sort_prefix(group.name), g as u32))
+        .map(|(g, name)| (sort_prefix(name), g as u32))
         .collect();
     ranked.par_sort_unstable_by(|a, b| {
         a.0.cmp(&b.0)
-            .then_with(|| groups[a.1 as usize].name.cmp(groups[b.1 as usize].name))
+            .then_with(|| names[a.1 as usize].cmp(names[b.1 as usize]))
     });
     ranked.into_iter().map(|(_, g)| g).collect()
 }
 
-/// [`by_id_sorted`] from an earlier table's `ranks` (by hash ascending, as `hashes`, the
-/// groups' own hashes, are): the names still there keep their order, and each new name
-/// is placed among them by a binary search. A pass over both lists where sorting took
-/// 23 ms on `rustreg`'s 330,000 names.
-fn by_id_from_ranks(groups: &[Group], hashes: &[u128], ranks: &[NameRank]) -> Vec<u32> {
-    // The groups still there at their old ids; the new ones apart.
-    let mut at_old_id: Vec<u32> = vec![u32::MAX; ranks.len()];
-    let mut new: Vec<u32> = Vec::new();
-    let mut old = ranks.iter().peekable();
-    for (g, &hash) in hashes.iter().enumerate() {
-        while old.next_if(|r| r.hash() < hash).is_some() {}
-        match old.next_if(|r| r.hash() == hash) {
-            Some(rank) => match at_old_id.get_mut(rank.id as usize) {
-                Some(slot) => *slot = g as u32,
-                // Ranks of another table: every name sorted instead.
-                None => return by_id_sorted(groups),
-            },
-            None => new.push(g as u32),
-        }
-    }
-    let kept: Vec<u32> = at_old_id.into_iter().filter(|&g| g != u32::MAX).collect();
-    let name = |g: u32| groups[g as usize].name;
-    new.sort_unstable_by(|&a, &b| name(a).cmp(name(b)));
-    let mut by_id = Vec::with_capacity(groups.len());
-    let mut rest = &kept[..];
-    for g in new {
-        let before = rest.partition_point(|&k| name(k) < name(g));
-        by_id.extend_from_slice(&rest[..before]);
-        by_id.push(g);
-        rest = &rest[before..];
-    }
-    by_id.extend_from_slice(rest);
-    by_id
-}
-
 /// Every definition's name, grouped (see the module doc).
-pub(super) struct NameTable<'a> {
-    /// Ordered by key.
-    groups: Vec<Group<'a>>,
-    /// The top 64 bits of each group's key.
+pub(super) struct NameTable {
+    /// The top 64 bits of each group's name hash; the groups are in this order.
     highs: Vec<u64>,
+    groups: Vec<Group>,
     /// The symbol ids of each group, ascending within a group, groups back to back.
     symbols: Vec<u32>,
     /// `radix[b]..radix[b + 1]`: the groups whose key's top `bits` bits are `b`.
     radix: Vec<u32>,
     bits: u32,
-    /// Per symbol id: its name's id.
+    /// Per symbol id: its name's id (`NONE`: no definition has that id).
     symbol_name: Vec<u32>,
-    /// Per name id: the group holding that name.
-    by_id: Vec<u32>,
+    /// Every name ever given an id, back to back, and per id its place there.
+    text: String,
+    spans: Vec<(u32, u32)>,
+    /// Whether the ids are the names' byte order (a table made afresh).
+    in_byte_order: bool,
 }
 
-impl<'a> NameTable<'a> {
+impl NameTable {
     /// The table of symbols `0..count`, symbol `sid` named `name_of(sid)`; `keyed` holds
-    /// `key(name_of(sid), sid)` for each (sorted or not). `ranks`: the names' ids in an
-    /// earlier table of mostly the same names, whose order the names still there keep
-    /// (the new ones are placed among them) instead of every name being sorted again.
-    /// With `keep`, the sorted keys and the ranks come back for the next table.
-    pub(super) fn build(
+    /// `key(name_of(sid), sid)` for each (sorted or not). Ids follow byte order.
+    pub(super) fn build<'n>(
         mut keyed: Vec<u128>,
         count: u32,
-        name_of: impl Fn(u32) -> &'a str + Sync,
-        ranks: Option<Vec<NameRank>>,
-        keep: bool,
-    ) -> (NameTable<'a>, Option<KeptNames>) {
+        name_of: impl Fn(u32) -> &'n str + Sync,
+    ) -> NameTable {
         // The id in the low bits: each name's ids come out ascending.
         if !keyed.is_sorted() {
             keyed.par_sort_unstable();
@@ -190,74 +122,221 @@ impl<'a> NameTable<'a> {
             .filter(|&i| i == 0 || name_hash(keyed[i]) != name_hash(keyed[i - 1]))
             .map(|i| i as u32)
             .collect();
-        let mut groups: Vec<Group<'a>> = starts
+        let names: Vec<&str> = starts
             .par_iter()
-            .map(|&start| Group {
-                name: name_of(symbol(keyed[start as usize])),
-                id: 0,
-                start,
-            })
+            .map(|&start| name_of(symbol(keyed[start as usize])))
             .collect();
         let highs: Vec<u64> = starts
             .par_iter()
             .map(|&start| high(keyed[start as usize]))
             .collect();
         let symbols: Vec<u32> = keyed.par_iter().map(|&k| symbol(k)).collect();
-        let hashes: Vec<u128> = starts
-            .par_iter()
-            .map(|&start| name_hash(keyed[start as usize]))
-            .collect();
+        drop(keyed);
+        let mut groups: Vec<Group> = starts.iter().map(|&start| Group { id: 0, start }).collect();
         drop(starts);
-        let by_id = match ranks {
-            Some(ranks) => {
-                let by_id = by_id_from_ranks(&groups, &hashes, &ranks);
-                debug_assert!(
-                    by_id == by_id_sorted(&groups),
-                    "names ordered by kept ranks"
-                );
-                by_id
-            }
-            None => by_id_sorted(&groups),
-        };
-        for (id, &group) in by_id.iter().enumerate() {
-            groups[group as usize].id = id as u32;
+        let by_id = by_id_sorted(&names);
+        let mut text = String::with_capacity(names.iter().map(|n| n.len()).sum());
+        let mut spans = Vec::with_capacity(names.len());
+        for (id, &g) in by_id.iter().enumerate() {
+            groups[g as usize].id = id as u32;
+            let name = names[g as usize];
+            spans.push((text.len() as u32, name.len() as u32));
+            text.push_str(name);
         }
-        let kept = keep.then(|| KeptNames {
-            keys: keyed,
-            ranks: hashes
-                .iter()
-                .zip(&groups)
-                .map(|(&hash, group)| NameRank::new(hash, group.id))
-                .collect(),
-        });
-        let mut symbol_name = vec![0u32; count as usize];
+        let mut symbol_name = vec![NONE; count as usize];
         for (g, group) in groups.iter().enumerate() {
-            for &sid in &symbols[group_range(&groups, g, symbols.len())] {
+            for &sid in &symbols[run(&groups, g, symbols.len())] {
                 if let Some(slot) = symbol_name.get_mut(sid as usize) {
                     *slot = group.id;
                 }
             }
         }
-        // About one group per radix slot.
-        let bits = (usize::BITS - groups.len().leading_zeros()).clamp(1, 24);
+        let mut table = NameTable {
+            highs,
+            groups,
+            symbols,
+            radix: Vec::new(),
+            bits: 1,
+            symbol_name,
+            text,
+            spans,
+            in_byte_order: true,
+        };
+        table.index_radix();
+        table
+    }
+
+    /// The radix table over the groups' top hash bits, about one group per slot.
+    fn index_radix(&mut self) {
+        let bits = (usize::BITS - self.groups.len().leading_zeros()).clamp(1, 24);
         let mut radix = Vec::with_capacity((1usize << bits) + 1);
         let mut at = 0usize;
         for slot in 0..=(1u64 << bits) {
-            while at < highs.len() && (highs[at] >> (64 - bits)) < slot {
+            while at < self.highs.len() && (self.highs[at] >> (64 - bits)) < slot {
                 at += 1;
             }
             radix.push(at as u32);
         }
-        let table = NameTable {
-            groups,
-            highs,
-            symbols,
-            radix,
-            bits,
-            symbol_name,
-            by_id,
+        self.radix = radix;
+        self.bits = bits;
+    }
+
+    /// Brings the table to symbols `0..count`: those in `gone` (sorted, disjoint ranges)
+    /// lose their names and those of `added` (each `(key(name, sid), name)`, any order)
+    /// join; a name no symbol bears any more keeps its id, a new name takes the next
+    /// one. The same groups, symbols and names (by text) as a table made afresh from
+    /// every symbol now; only the ids of names differ. A pass of copies over the
+    /// groups and symbols, where making the table hashes, sorts and groups every
+    /// definition.
+    pub(super) fn update(
+        &mut self,
+        gone: &[std::ops::Range<u32>],
+        added: &[(u128, &str)],
+        count: u32,
+    ) {
+        let in_gone = |sid: u32| {
+            let at = gone.partition_point(|r| r.end <= sid);
+            gone.get(at).is_some_and(|r| r.contains(&sid))
         };
-        (table, kept)
+        // The groups that lose or gain symbols, by position, with what they gain.
+        let mut touched: HashMap<u32, Vec<u32>> = HashMap::default();
+        for range in gone {
+            for sid in range.clone() {
+                let Some(slot) = self.symbol_name.get_mut(sid as usize) else {
+                    break;
+                };
+                let id = std::mem::replace(slot, NONE);
+                if id == NONE {
+                    continue;
+                }
+                let (at, len) = self.spans[id as usize];
+                let name = &self.text[at as usize..(at + len) as usize];
+                if let Some(g) = self.group(name) {
+                    touched.entry(g as u32).or_default();
+                }
+            }
+        }
+        let mut added: Vec<(u128, &str)> = added.to_vec();
+        added.sort_unstable_by_key(|&(key, _)| key);
+        // New names: (top hash bits, id, symbols ascending), in hash order.
+        let mut fresh: Vec<(u64, u32, Vec<u32>)> = Vec::new();
+        let mut last_fresh: Option<u128> = None;
+        for &(key, name) in &added {
+            let sid = symbol(key);
+            match self.group(name) {
+                Some(g) => touched.entry(g as u32).or_default().push(sid),
+                None if last_fresh == Some(name_hash(key)) => {
+                    if let Some((_, _, sids)) = fresh.last_mut() {
+                        sids.push(sid);
+                    }
+                }
+                None => {
+                    let id = self.spans.len() as u32;
+                    self.spans.push((self.text.len() as u32, name.len() as u32));
+                    self.text.push_str(name);
+                    fresh.push((high(key), id, vec![sid]));
+                    last_fresh = Some(name_hash(key));
+                }
+            }
+        }
+        let named_anew = !fresh.is_empty();
+        // Within one top-bits value the order does not matter (a lookup compares names).
+        fresh.sort_by_key(|f| f.0);
+        let mut touched: Vec<(u32, Vec<u32>)> = touched.into_iter().collect();
+        touched.sort_unstable_by_key(|t| t.0);
+        // The groups made again: untouched runs of groups are copied whole between the
+        // touched ones and the new ones.
+        let old_groups = std::mem::take(&mut self.groups);
+        let old_highs = std::mem::take(&mut self.highs);
+        let old_symbols = std::mem::take(&mut self.symbols);
+        let mut groups = Vec::with_capacity(old_groups.len() + fresh.len());
+        let mut highs = Vec::with_capacity(old_groups.len() + fresh.len());
+        let mut symbols = Vec::with_capacity(old_symbols.len() + added.len());
+        let mut fresh = fresh.into_iter().peekable();
+        let mut touched = touched.into_iter().peekable();
+        let mut g = 0usize;
+        while g < old_groups.len() {
+            // The next place something changes: a touched group, or a new one going
+            // before group `stop`.
+            let next_touched = touched.peek().map_or(old_groups.len(), |t| t.0 as usize);
+            let next_fresh = fresh.peek().map_or(old_groups.len(), |f| {
+                g + old_highs[g..].partition_point(|&h| h <= f.0)
+            });
+            let stop = next_touched.min(next_fresh);
+            if stop > g {
+                let from = old_groups[g].start as usize;
+                let to = old_groups
+                    .get(stop)
+                    .map_or(old_symbols.len(), |s| s.start as usize);
+                let shift = symbols.len() as i64 - from as i64;
+                groups.extend(old_groups[g..stop].iter().map(|group| Group {
+                    id: group.id,
+                    start: (i64::from(group.start) + shift) as u32,
+                }));
+                highs.extend_from_slice(&old_highs[g..stop]);
+                symbols.extend_from_slice(&old_symbols[from..to]);
+                g = stop;
+                continue;
+            }
+            if next_fresh == g {
+                if let Some((high, id, sids)) = fresh.next() {
+                    groups.push(Group {
+                        id,
+                        start: symbols.len() as u32,
+                    });
+                    highs.push(high);
+                    symbols.extend(sids);
+                }
+                continue;
+            }
+            let Some((_, gained)) = touched.next() else {
+                break;
+            };
+            let start = symbols.len();
+            let mut gained = gained.into_iter().peekable();
+            for &sid in &old_symbols[run(&old_groups, g, old_symbols.len())] {
+                if in_gone(sid) {
+                    continue;
+                }
+                while let Some(next) = gained.next_if(|&next| next < sid) {
+                    symbols.push(next);
+                }
+                symbols.push(sid);
+            }
+            symbols.extend(gained);
+            if symbols.len() > start {
+                groups.push(Group {
+                    id: old_groups[g].id,
+                    start: start as u32,
+                });
+                highs.push(old_highs[g]);
+            }
+            g += 1;
+        }
+        for (high, id, sids) in fresh {
+            groups.push(Group {
+                id,
+                start: symbols.len() as u32,
+            });
+            highs.push(high);
+            symbols.extend(sids);
+        }
+        self.groups = groups;
+        self.highs = highs;
+        self.symbols = symbols;
+        self.index_radix();
+        self.symbol_name.resize(count as usize, NONE);
+        for &(key, name) in &added {
+            if let Some(g) = self.group(name) {
+                let id = self.groups[g].id;
+                if let Some(slot) = self.symbol_name.get_mut(symbol(key) as usize) {
+                    *slot = id;
+                }
+            }
+        }
+        // New names take ids past the others', and a name gone leaves its id unused.
+        self.in_byte_order =
+            self.in_byte_order && !named_anew && self.spans.len() == self.groups.len();
     }
 
     fn group(&self, name: &str) -> Option<usize> {
@@ -265,11 +344,19 @@ impl<'a> NameTable<'a> {
         let slot = (high >> (64 - self.bits)) as usize;
         let (start, end) = (*self.radix.get(slot)?, *self.radix.get(slot + 1)?);
         (start as usize..end as usize)
-            .find(|&g| self.highs[g] == high && self.groups[g].name == name)
+            .find(|&g| self.highs[g] == high && self.name(self.groups[g].id) == name)
     }
 
     fn group_symbols(&self, g: usize) -> &[u32] {
-        &self.symbols[group_range(&self.groups, g, self.symbols.len())]
+        &self.symbols[run(&self.groups, g, self.symbols.len())]
+    }
+
+    /// The name whose id is `id` ("" for an id never given).
+    pub(super) fn name(&self, id: u32) -> &str {
+        self.spans
+            .get(id as usize)
+            .and_then(|&(at, len)| self.text.get(at as usize..(at + len) as usize))
+            .unwrap_or("")
     }
 
     /// The id of `name`, if some definition bears it.
@@ -287,9 +374,17 @@ impl<'a> NameTable<'a> {
         self.group(name).map_or(&[], |g| self.group_symbols(g))
     }
 
-    /// The name id of symbol `sid`.
+    /// The name id of symbol `sid` (`None`: no definition has that id).
     pub(super) fn id_of_symbol(&self, sid: u32) -> Option<u32> {
-        self.symbol_name.get(sid as usize).copied()
+        self.symbol_name
+            .get(sid as usize)
+            .copied()
+            .filter(|&id| id != NONE)
+    }
+
+    /// The name of symbol `sid` ("" when no definition has that id).
+    pub(super) fn name_of_symbol(&self, sid: u32) -> &str {
+        self.id_of_symbol(sid).map_or("", |id| self.name(id))
     }
 
     /// Each symbol's name id, by symbol id, taken out of the table (which then has none).
@@ -297,33 +392,33 @@ impl<'a> NameTable<'a> {
         std::mem::take(&mut self.symbol_name)
     }
 
-    /// Every name, in id order.
-    pub(super) fn sorted(&self) -> impl Iterator<Item = &'a str> + '_ {
-        self.by_id.iter().map(|&g| self.groups[g as usize].name)
+    /// Every name in id order, when the ids are the names' byte order (a table made
+    /// afresh; `None` after an update gave new names ids or left ids unused).
+    pub(super) fn sorted(&self) -> Option<impl Iterator<Item = &str> + '_> {
+        self.in_byte_order
+            .then(|| (0..self.spans.len() as u32).map(|id| self.name(id)))
     }
 }
 
+/// Where group `g`'s symbols lie in the symbols array (`len` entries long).
+fn run(groups: &[Group], g: usize, len: usize) -> std::ops::Range<usize> {
+    let end = groups.get(g + 1).map_or(len, |next| next.start as usize);
+    groups[g].start as usize..end
+}
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn table<'a>(names: &'a [&'a str]) -> NameTable<'a> {
+    fn table(names: &[&str]) -> NameTable {
         let keyed = (0..names.len()).map(|i| key(names[i], i as u32)).collect();
-        NameTable::build(
-            keyed,
-            names.len() as u32,
-            |sid| names[sid as usize],
-            None,
-            false,
-        )
-        .0
+        NameTable::build(keyed, names.len() as u32, |sid| names[sid as usize])
     }
 
     #[test]
     fn groups_symbols_by_name_with_ids_in_sorted_order() {
         let names = ["parse", "Value", "parse", "new", "Value", "parse"];
         let t = table(&names);
-        assert_eq!(t.sorted().collect::<Vec<_>>(), ["Value", "new", "parse"]);
+        assert!(t.sorted().expect("afresh").eq(["Value", "new", "parse"]));
         assert_eq!(t.id("Value"), Some(0));
         assert_eq!(t.id("new"), Some(1));
         assert_eq!(t.id("parse"), Some(2));
@@ -337,6 +432,7 @@ mod tests {
             [2, 0, 2, 1, 0, 2].map(Some)
         );
         assert_eq!(t.id_of_symbol(6), None);
+        assert_eq!(t.name_of_symbol(3), "new");
     }
 
     #[test]
@@ -359,87 +455,124 @@ mod tests {
         let t = table(&names);
         let mut sorted = names.to_vec();
         sorted.sort_unstable();
-        assert!(t.sorted().eq(sorted.iter().copied()));
+        assert!(t.sorted().expect("afresh").eq(sorted.iter().copied()));
         for (id, name) in sorted.iter().enumerate() {
             assert_eq!(t.id(name), Some(id as u32), "{name:?}");
         }
     }
 
-    /// A table of `names` ordered by the ranks kept from `earlier`'s table.
-    fn table_after<'a>(earlier: &[&str], names: &'a [&'a str]) -> NameTable<'a> {
-        let keys = (0..earlier.len())
-            .map(|i| key(earlier[i], i as u32))
-            .collect();
-        let (_, kept) = NameTable::build(
-            keys,
-            earlier.len() as u32,
-            |s| earlier[s as usize],
-            None,
-            true,
-        );
-        let ranks = kept.expect("kept").ranks;
-        let keyed = (0..names.len()).map(|i| key(names[i], i as u32)).collect();
-        NameTable::build(
-            keyed,
-            names.len() as u32,
-            |sid| names[sid as usize],
-            Some(ranks),
-            false,
-        )
-        .0
+    /// Symbol `sid` of `names` is `names[sid]`; `None`: no definition has that id.
+    fn assert_same_groups(updated: &NameTable, names: &[Option<&str>]) {
+        let present: Vec<&str> = names.iter().flatten().copied().collect();
+        for name in &present {
+            let expected: Vec<u32> = (0..names.len() as u32)
+                .filter(|&sid| names[sid as usize] == Some(*name))
+                .collect();
+            assert_eq!(updated.symbols_named(name), expected, "{name:?}");
+        }
+        for (sid, name) in names.iter().enumerate() {
+            assert_eq!(
+                updated.name_of_symbol(sid as u32),
+                name.unwrap_or(""),
+                "{sid}"
+            );
+        }
+        let distinct: std::collections::BTreeSet<&str> = present.iter().copied().collect();
+        assert_eq!(updated.groups.len(), distinct.len());
     }
 
     #[test]
-    fn kept_ranks_order_the_next_table_as_sorting_does() {
-        let earlier = [
-            "parse",
-            "new",
-            "Value",
-            "abcdefgh",
-            "abcdefghj",
-            "zz",
-            "gone",
+    fn an_update_groups_as_a_table_made_afresh_does() {
+        // Ids 0..8; the file of ids 2..5 changes (its room runs to 5), and the one of
+        // 7..8 goes empty; ids 8..10 are new room.
+        let before = [
+            "parse", "new", "gone", "Value", "parse", "zz", "new", "only",
         ];
-        // Names removed (`gone`), kept, and added before, between and after them
-        // (some equal to a kept one in their first 8 bytes).
-        let names = [
-            "parse",
-            "AAA",
-            "new",
-            "abcdefghi",
-            "Value",
-            "zzz",
-            "abcdefgh",
-            "neww",
-            "",
-            "abcdefghj",
-            "zz",
-            "parse",
+        let mut t = table(&before);
+        let added = [
+            (2, "parse"),
+            (3, "AAA"),
+            (4, "new"),
+            (8, "fresh"),
+            (9, "AAA"),
         ];
-        let t = table_after(&earlier, &names);
-        let mut sorted = names.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert!(
-            t.sorted().eq(sorted.iter().copied()),
-            "{:?}",
-            t.sorted().collect::<Vec<_>>()
-        );
-        for (id, name) in sorted.iter().enumerate() {
-            assert_eq!(t.id(name), Some(id as u32), "{name:?}");
+        let keyed: Vec<(u128, &str)> = added.iter().map(|&(sid, n)| (key(n, sid), n)).collect();
+        t.update(&[2..5, 7..8], &keyed, 10);
+        let now = [
+            Some("parse"),
+            Some("new"),
+            Some("parse"),
+            Some("AAA"),
+            Some("new"),
+            Some("zz"),
+            Some("new"),
+            None,
+            Some("fresh"),
+            Some("AAA"),
+        ];
+        assert_same_groups(&t, &now);
+        // Ids kept; new names after every earlier one; gone names' ids unused.
+        assert_eq!(t.id("parse"), Some(4));
+        assert_eq!(t.id("gone"), None);
+        assert_eq!(t.id("only"), None);
+        assert!(t.id("AAA").is_some_and(|id| id >= 6));
+        assert!(t.sorted().is_none(), "ids are no longer byte order");
+        // A second update over the first: a name gone and back, a file emptied.
+        t.update(&[0..2, 8..10], &[(key("gone", 0), "gone")], 10);
+        let later = [
+            Some("gone"),
+            None,
+            Some("parse"),
+            Some("AAA"),
+            Some("new"),
+            Some("zz"),
+            Some("new"),
+            None,
+            None,
+            None,
+        ];
+        assert_same_groups(&t, &later);
+    }
+
+    #[test]
+    fn an_update_that_names_nothing_anew_keeps_byte_order() {
+        let mut t = table(&["b", "a", "c"]);
+        let first = 0..1;
+        t.update(std::slice::from_ref(&first), &[(key("c", 0), "c")], 3);
+        assert_eq!(t.symbols_named("c"), [0, 2]);
+        assert_eq!(t.id("b"), None);
+        assert!(t.sorted().is_none(), "b's id is unused");
+        let mut t = table(&["b", "a", "c"]);
+        t.update(std::slice::from_ref(&first), &[(key("b", 0), "b")], 3);
+        assert!(t.sorted().expect("same names").eq(["a", "b", "c"]));
+    }
+
+    #[test]
+    fn many_names_updated_are_all_found() {
+        // Enough names that radix slots hold several groups and some hold none.
+        let owned: Vec<String> = (0..5000).map(|i| format!("name_{}", i % 1700)).collect();
+        let names: Vec<&str> = owned.iter().map(String::as_str).collect();
+        let mut t = table(&names);
+        let renamed: Vec<String> = (1000..1500).map(|i| format!("other_{}", i % 300)).collect();
+        let added: Vec<(u128, &str)> = renamed
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (key(n, 1000 + i as u32), n.as_str()))
+            .collect();
+        let renamed_ids = 1000..1500;
+        t.update(std::slice::from_ref(&renamed_ids), &added, 5000);
+        let mut now: Vec<Option<&str>> = names.iter().copied().map(Some).collect();
+        for (i, n) in renamed.iter().enumerate() {
+            now[1000 + i] = Some(n);
         }
-        // Ranks of a larger, unrelated table order a small one all the same.
-        let many: Vec<String> = (0..50).map(|i| format!("n{i}")).collect();
-        let many: Vec<&str> = many.iter().map(String::as_str).collect();
-        let t = table_after(&many, &["n7", "b", "a"]);
-        assert!(t.sorted().eq(["a", "b", "n7"]));
+        assert_same_groups(&t, &now);
     }
 
     #[test]
     fn an_empty_table_finds_nothing() {
         let t = table(&[]);
         assert_eq!(t.id(""), None);
-        assert_eq!(t.sorted().count(), 0);
+        assert_eq!(t.sorted().expect("afresh").count(), 0);
     }
 
     #[test]
@@ -448,11 +581,10 @@ mod tests {
         let owned: Vec<String> = (0..5000).map(|i| format!("name_{}", i % 1700)).collect();
         let names: Vec<&str> = owned.iter().map(String::as_str).collect();
         let t = table(&names);
-        assert_eq!(t.sorted().count(), 1700);
         let mut sorted: Vec<&str> = names.clone();
         sorted.sort_unstable();
         sorted.dedup();
-        assert!(t.sorted().eq(sorted.iter().copied()));
+        assert!(t.sorted().expect("afresh").eq(sorted.iter().copied()));
         for (sid, name) in names.iter().enumerate() {
             let list = t.symbols_named(name);
             assert!(list.contains(&(sid as u32)));

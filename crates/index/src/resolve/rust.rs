@@ -392,25 +392,12 @@ impl PathSymbols {
         }
     }
 
-    /// Moves each symbol where `new_id` says, dropping those it has none for (`new_id`
-    /// keeps their order); `false` when none is left.
-    fn remap(&mut self, new_id: impl Fn(u32) -> Option<u32>) -> bool {
+    /// Removes `sid` if it is there; `false` when none is left.
+    fn remove(&mut self, sid: u32) -> bool {
         match self {
-            PathSymbols::One(sid) => match new_id(*sid) {
-                Some(moved) => {
-                    *sid = moved;
-                    true
-                }
-                None => false,
-            },
+            PathSymbols::One(only) => *only != sid,
             PathSymbols::Many(list) => {
-                list.retain_mut(|sid| match new_id(*sid) {
-                    Some(moved) => {
-                        *sid = moved;
-                        true
-                    }
-                    None => false,
-                });
+                list.retain(|&s| s != sid);
                 if let [only] = list[..] {
                     *self = PathSymbols::One(only);
                 }
@@ -533,17 +520,23 @@ impl<'a> RustTables<'a> {
         }
     }
 
-    /// Takes up the path table `kept` of an earlier resolution: each symbol moves where
-    /// `new_id` says or goes (its file's definitions changed), then the changed files'
-    /// definitions (`added`, any order) join it. The same table [`Self::add_path`] would
-    /// make from every definition, when `kept` held every other file's.
-    pub fn adopt_paths(
+    /// Takes up the path table `kept` of an earlier resolution over the same symbol ids:
+    /// the symbols `gone` leave it (each with the key it may be under: one that is not
+    /// there is no change) and the changed files' definitions `added` (any order) join
+    /// it. The same table [`Self::add_path`] would make from every definition now.
+    pub fn update_paths(
         &mut self,
         mut kept: PathTable,
-        new_id: impl Fn(u32) -> Option<u32>,
+        gone: impl Iterator<Item = (u64, u32)>,
         added: Vec<(u64, u32)>,
     ) {
-        kept.retain(|_, symbols| symbols.remap(&new_id));
+        for (key, sid) in gone {
+            if let std::collections::hash_map::Entry::Occupied(mut entry) = kept.entry(key)
+                && !entry.get_mut().remove(sid)
+            {
+                entry.remove();
+            }
+        }
         for (key, sid) in added {
             match kept.entry(key) {
                 std::collections::hash_map::Entry::Occupied(mut entry) => {

@@ -407,7 +407,13 @@ impl TypeIndex {
                     SymbolKind::Method | SymbolKind::Function => RefKind::Call,
                     _ => RefKind::Field,
                 };
-                match index.find_member(t, symbol.family, supertype, symbol.name, kind) {
+                match index.find_member(
+                    t,
+                    symbol.family,
+                    supertype,
+                    t.names.name_of_symbol(*member),
+                    kind,
+                ) {
                     Lookup::Found(base) | Lookup::Ambiguous(base) if base != *member => {
                         Some((*member, base))
                     }
@@ -750,7 +756,7 @@ impl Tables<'_> {
                         out.members.push((*sid, member, implements.is_none()));
                         if is_deref
                             && self.symbols[member as usize].kind == SymbolKind::TypeAlias
-                            && self.symbols[member as usize].name == "Target"
+                            && self.names.name_of_symbol(member) == "Target"
                         {
                             out.deref_targets.push((*sid, member));
                         }
