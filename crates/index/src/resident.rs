@@ -132,7 +132,8 @@ impl TreeDeclarations {
 
     /// Puts `file` and its `memo` in the place of the file of its path, as [`Self::load`]
     /// would read them back once written: its facts without their uses, the memo's
-    /// container heads only. False when no file has its path.
+    /// container heads only; the kept tables learn that it was edited. False when no file
+    /// has its path.
     fn replace(&mut self, file: ParsedFile, memo: Option<FileMemo>) -> bool {
         let Ok(at) = self
             .files
@@ -143,6 +144,9 @@ impl TreeDeclarations {
         let (file, memo) = declarations_of(file, memo);
         self.files[at] = file;
         self.memos[at] = memo;
+        if let Some(tables) = &mut self.tables {
+            tables.file_edited(at as u32);
+        }
         true
     }
 }

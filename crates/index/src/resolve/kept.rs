@@ -1,7 +1,8 @@
 //! The resolver's tables that a process holding every file's declarations between
 //! updates (`watch`, `mcp --watch`, the agent's catch-up) keeps from one resolution to
 //! the next: every symbol, the name table, the Rust path table and the Rust modules'
-//! scopes, and the layout of symbol ids they are in.
+//! scopes, each file's heads and contribution to the type index, and the layout of
+//! symbol ids they are in.
 //!
 //! The ids of kept tables do not move. They are laid out in file order with room after
 //! each file's definitions ([`with_room`]): an edit that leaves a file within its room
@@ -9,7 +10,10 @@
 //! dropping the changed files' entries and adding their new ones (a copy of the name
 //! table's arrays at most), where numbering the definitions back to back moved the ids
 //! of every file after the first changed one and made every table pass over every
-//! definition again. A file that outgrows its room makes the tables again in a fresh
+//! definition again. The type index takes each file's contribution as kept unless the
+//! file changed, was edited since, is resolved again or has a head naming an id of a
+//! changed file ([`super::types::KeptTypes`]); it still merges every file's
+//! contribution. A file that outgrows its room makes the tables again in a fresh
 //! layout. The resolution translates its ids to the store's (as a patch does anyway: the
 //! store gives a changed file's definitions a fresh range).
 //!
@@ -25,6 +29,7 @@
 use super::Symbol;
 use super::names::NameTable;
 use super::rust::{ModuleScopes, PathTable};
+use super::types::KeptTypes;
 
 /// Tables kept from a resolution (see the module docs).
 pub(crate) struct KeptTables {
@@ -41,9 +46,17 @@ pub(crate) struct KeptTables {
     pub(super) rust_path_keys: Vec<u64>,
     /// What the Rust files' `use`s bring into each module's scope.
     pub(super) rust_scopes: ModuleScopes,
+    /// Each file's heads and contribution to the type index.
+    pub(super) types: KeptTypes,
 }
 
 impl KeptTables {
+    /// File `fid` was edited within its interface (a patch that kept every interface
+    /// carries these tables over): what in them holds its positions is made again.
+    pub(crate) fn file_edited(&mut self, fid: u32) {
+        self.types.file_edited(fid);
+    }
+
     /// Why these tables cannot be brought up to files whose definitions number `counts`
     /// now, those of `changed` (ascending) having changed: `None` when they can. Files
     /// are named by `path`.
@@ -118,6 +131,7 @@ mod tests {
             rust_paths: PathTable::default(),
             rust_path_keys: Vec::new(),
             rust_scopes: ModuleScopes::default(),
+            types: KeptTypes::default(),
         }
     }
 

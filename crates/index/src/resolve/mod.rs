@@ -1292,12 +1292,19 @@ pub(crate) fn resolve_some<'a>(
     let mut path_keys: Vec<u64> = Vec::new();
     #[cfg(debug_assertions)]
     let updated = update.is_some();
+    // The ids of the changed files (their definitions may be others now) and the kept
+    // type index's parts.
+    let gone: Vec<std::ops::Range<u32>> = update.as_ref().map_or_else(Vec::new, |(_, changed)| {
+        changed
+            .iter()
+            .map(|&fid| tables.file_base[fid as usize]..tables.file_base[fid as usize + 1])
+            .collect()
+    });
+    let kept_types = update
+        .as_mut()
+        .map(|(kept, _)| std::mem::take(&mut kept.types));
     let names = match update {
-        Some((kept, changed)) => {
-            let gone: Vec<std::ops::Range<u32>> = changed
-                .iter()
-                .map(|&fid| tables.file_base[fid as usize]..tables.file_base[fid as usize + 1])
-                .collect();
+        Some((kept, _)) => {
             let added: Vec<(u128, &str)> = name_keys
                 .iter()
                 .map(|&key| (key, name_of(names::symbol(key))))
@@ -1367,7 +1374,14 @@ pub(crate) fn resolve_some<'a>(
     }
     trace_phase("tables built", started);
     let phase = std::time::Instant::now();
-    tables.types = types::TypeIndex::build(&tables, known);
+    let types_update = kept_types.map(|kept| types::TypesUpdate {
+        kept,
+        gone: &gone,
+        resolved: only.unwrap_or(&[]),
+    });
+    let (type_index, mut kept_types) =
+        types::TypeIndex::build(&tables, known, types_update, keep_tables);
+    tables.types = type_index;
     trace_phase("types indexed", phase);
     let phase = std::time::Instant::now();
     let every: Vec<u32>;
@@ -1412,10 +1426,15 @@ pub(crate) fn resolve_some<'a>(
     // The remembered chases are of no use to the next run, and hold memory the rest of
     // this one needs.
     rayon::broadcast(|_| rust::forget_chases());
-    // Each memo keeps its file's container heads (the type index is done with them).
+    // Each memo keeps its file's container heads (the type index is done with them;
+    // kept tables keep them too).
     for (memo, &fid) in memos.iter_mut().zip(selected) {
         if let Some(heads) = tables.types.heads.get_mut(fid as usize) {
-            memo.heads = std::mem::take(heads);
+            memo.heads = if keep_tables {
+                heads.clone()
+            } else {
+                std::mem::take(heads)
+            };
         }
     }
     trace_phase("references resolved", phase);
@@ -1489,6 +1508,13 @@ pub(crate) fn resolve_some<'a>(
         rust_paths: tables.rust.take_paths(),
         rust_path_keys: path_keys,
         rust_scopes: tables.rust.take_scopes(),
+        types: kept_types
+            .take()
+            .map(|mut kept| {
+                kept.heads = std::mem::take(&mut tables.types.heads);
+                kept
+            })
+            .unwrap_or_default(),
     });
     // Freed before the caller writes the store, so that the allocator gives their memory
     // to the store's sections (freed on another thread while the store was written, they

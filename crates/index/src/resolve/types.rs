@@ -70,6 +70,16 @@ pub(super) enum Ty {
 }
 
 impl Ty {
+    /// Whether `f` holds for one of the repository symbol ids the type names.
+    fn mentions(&self, f: &impl Fn(u32) -> bool) -> bool {
+        match self {
+            Ty::Repo(sid) => f(*sid),
+            Ty::Bounds(sids) => sids.iter().any(|&s| f(s)),
+            Ty::Outside(_, types) | Ty::Union(types) => types.iter().any(|t| t.mentions(f)),
+            Ty::Unknown | Ty::Opaque | Ty::Module(_) => false,
+        }
+    }
+
     /// The type with every repository symbol id mapped by `f`; `None` when `f` maps one
     /// to nothing. (Module ids are file ids: a patch keeps them.)
     fn map_symbols(&self, f: &impl Fn(u32) -> Option<u32>) -> Option<Ty> {
@@ -100,7 +110,7 @@ impl Ty {
 /// its heads, so an interface patch evaluates again only the heads of the files the
 /// changed names reach (evaluating every head of a large tree was most of the type
 /// index's cost).
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub(crate) struct ContainerHead {
     self_type: Ty,
     implements: Option<Ty>,
@@ -291,8 +301,12 @@ thread_local! {
 }
 
 /// One file's contribution to the index, computed in parallel and merged in file order.
-#[derive(Default)]
-struct FileTypes {
+/// A function of the file's facts, its own symbols and its heads only, so one whose heads
+/// name no id that changed is the same at the next resolution in ids that do not move
+/// ([`KeptTypes`]).
+#[derive(Default, Debug, PartialEq)]
+pub(super) struct FileTypes {
+    /// Its containers' heads (moved to the index's `heads` before the parts are kept).
     heads: Vec<ContainerHead>,
     /// (type, member, inherent).
     members: Vec<(u32, u32, bool)>,
@@ -305,23 +319,126 @@ struct FileTypes {
     implementations: Vec<ImplRecord>,
 }
 
+/// `list` copied when it is kept, else taken.
+fn taken<T: Clone>(list: &mut Vec<T>, keep: bool) -> Vec<T> {
+    if keep {
+        list.clone()
+    } else {
+        std::mem::take(list)
+    }
+}
+
+/// Each file's contribution to the type index and its heads, in the ids of kept tables
+/// ([`super::kept`]): a resolution over the same ids takes them as they are for the
+/// files whose contribution cannot have changed instead of evaluating them again.
+#[derive(Default)]
+pub(crate) struct KeptTypes {
+    /// Each file's heads (the index's own, taken back once references are resolved).
+    pub(super) heads: Vec<Vec<ContainerHead>>,
+    parts: Vec<FileTypes>,
+    /// Files edited since (ascending): a part holds its containers' positions.
+    edited: Vec<u32>,
+}
+
+impl KeptTypes {
+    /// File `fid` was edited since these were made (an edit that kept its interface
+    /// keeps every kept table but this one's part: its positions moved).
+    pub(crate) fn file_edited(&mut self, fid: u32) {
+        if let Err(at) = self.edited.binary_search(&fid) {
+            self.edited.insert(at, fid);
+        }
+    }
+
+    /// Whether file `fid`'s heads name a symbol of `gone` (sorted, disjoint id ranges).
+    fn names_gone(&self, fid: usize, gone: &[std::ops::Range<u32>]) -> bool {
+        let is_gone = |sid: u32| {
+            let at = gone.partition_point(|r| r.end <= sid);
+            gone.get(at).is_some_and(|r| r.contains(&sid))
+        };
+        self.heads.get(fid).is_none_or(|heads| {
+            heads.iter().any(|head| {
+                head.self_type.mentions(&is_gone)
+                    || head
+                        .implements
+                        .as_ref()
+                        .is_some_and(|t| t.mentions(&is_gone))
+                    || head.supertypes.iter().any(|t| t.mentions(&is_gone))
+            })
+        })
+    }
+}
+
+/// What a resolution over kept tables gives [`TypeIndex::build`]: the kept parts, the
+/// ids of the changed files (their definitions changed: ids in these ranges may be
+/// other definitions now) and the files resolved again (their heads are evaluated).
+pub(super) struct TypesUpdate<'k> {
+    pub kept: KeptTypes,
+    pub gone: &'k [std::ops::Range<u32>],
+    pub resolved: &'k [u32],
+}
+
 impl TypeIndex {
     /// The index of every file's containers; the heads of `known`'s files are taken from
-    /// it instead of evaluated.
-    pub fn build(t: &Tables, known: Option<&KnownHeads>) -> TypeIndex {
-        let per_file: Vec<FileTypes> = (0..t.files.len() as u32)
+    /// it instead of evaluated, and with `update` the contribution of each file that did
+    /// not change, is not resolved again and whose heads name no changed id is taken
+    /// from the kept parts. The parts come back to be kept when `keep` says so (the
+    /// index's `heads` are then the kept heads: the caller takes them back).
+    pub fn build(
+        t: &Tables,
+        known: Option<&KnownHeads>,
+        update: Option<TypesUpdate>,
+        keep: bool,
+    ) -> (TypeIndex, Option<KeptTypes>) {
+        let (mut kept, gone, resolved) = match update {
+            Some(u) if u.kept.parts.len() == t.files.len() => (u.kept, u.gone, u.resolved),
+            _ => (KeptTypes::default(), &[][..], &[][..]),
+        };
+        let reuse = |fid: usize| {
+            kept.parts.len() == t.files.len()
+                && resolved.binary_search(&(fid as u32)).is_err()
+                && kept.edited.binary_search(&(fid as u32)).is_err()
+                && known.is_some_and(|k| k.heads.get(fid).is_some_and(Option::is_some))
+                && !kept.names_gone(fid, gone)
+        };
+        let made: Vec<Option<FileTypes>> = (0..t.files.len())
             .into_par_iter()
-            .map(|fid| t.file_types(fid, known.and_then(|k| k.of_file(t, fid))))
+            .map(|fid| {
+                (!reuse(fid))
+                    .then(|| t.file_types(fid as u32, known.and_then(|k| k.of_file(t, fid as u32))))
+            })
             .collect();
-        let mut index = TypeIndex::default();
+        #[cfg(debug_assertions)]
+        for (fid, part) in made.iter().enumerate() {
+            if part.is_none() {
+                let mut fresh =
+                    t.file_types(fid as u32, known.and_then(|k| k.of_file(t, fid as u32)));
+                let heads = std::mem::take(&mut fresh.heads);
+                assert_eq!(heads, kept.heads[fid], "kept heads of file {fid}");
+                assert_eq!(fresh, kept.parts[fid], "kept type index part of file {fid}");
+            }
+        }
+        let mut index = TypeIndex {
+            heads: std::mem::take(&mut kept.heads),
+            ..TypeIndex::default()
+        };
+        index.heads.resize_with(t.files.len(), Vec::new);
+        let mut parts = std::mem::take(&mut kept.parts);
+        parts.resize_with(t.files.len(), FileTypes::default);
+        for (fid, part) in made.into_iter().enumerate() {
+            if let Some(mut part) = part {
+                index.heads[fid] = std::mem::take(&mut part.heads);
+                parts[fid] = part;
+            }
+        }
         let mut implements = Vec::new();
         let mut trait_impl_members: Vec<u32> = Vec::new();
         // (type, member name id, a trait impl's member, member).
         let mut members: Vec<(u32, u32, bool, u32)> =
-            Vec::with_capacity(per_file.iter().map(|f| f.members.len()).sum());
-        for file in per_file {
-            index.heads.push(file.heads);
-            for (ty, member, inherent) in file.members {
+            Vec::with_capacity(parts.iter().map(|f| f.members.len()).sum());
+        // Parts to keep are copied into the index; the others are moved in (a cold build
+        // would otherwise hold every part twice).
+        for file in &mut parts {
+            for (ty, member, inherent) in taken(&mut file.members, keep) {
                 // Each member is in one container, so this is whether it is in
                 // `trait_impl_members`.
                 members.push((ty, t.name_id_of(member), !inherent, member));
@@ -329,13 +446,13 @@ impl TypeIndex {
                     trait_impl_members.push(member);
                 }
             }
-            for (ty, supertype) in file.supertypes {
+            for (ty, supertype) in taken(&mut file.supertypes, keep) {
                 let list = index.supertypes.entry(ty).or_default();
                 if !list.contains(&supertype) {
                     list.push(supertype);
                 }
             }
-            for (name, member) in file.outside_members {
+            for (name, member) in taken(&mut file.outside_members, keep) {
                 let id = t.name_id_of(member);
                 index
                     .outside_members
@@ -344,17 +461,26 @@ impl TypeIndex {
                     .push(member);
                 *index.outside_member_names.entry(id).or_default() += 1;
             }
-            for member in file.blanket_members {
+            for member in taken(&mut file.blanket_members, keep) {
                 index
                     .blanket_members
                     .entry(t.name_id_of(member))
                     .or_default()
                     .push(member);
             }
-            index.deref_targets.extend(file.deref_targets);
-            implements.extend(file.implements);
-            index.implementations.extend(file.implementations);
+            index
+                .deref_targets
+                .extend(taken(&mut file.deref_targets, keep));
+            implements.extend(taken(&mut file.implements, keep));
+            index
+                .implementations
+                .extend(taken(&mut file.implementations, keep));
         }
+        let kept = keep.then_some(KeptTypes {
+            heads: Vec::new(),
+            parts,
+            edited: Vec::new(),
+        });
         trait_impl_members.sort_unstable();
         // Grouped by type with a counting sort (each type's run starts where the counts
         // of the types before it end), then each run sorted by (name id, a trait impl's
@@ -424,7 +550,7 @@ impl TypeIndex {
         overrides.sort_unstable();
         overrides.dedup();
         index.overrides = overrides;
-        index
+        (index, kept)
     }
 
     fn members_named(&self, ty: u32, name_id: u32) -> &[u32] {
