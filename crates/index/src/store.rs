@@ -1509,6 +1509,17 @@ impl Layer {
         })
     }
 
+    /// File `id`'s symbol ids alone ([`Self::file`] without decoding its path).
+    fn file_symbols(&self, id: u32, symbol_limit: u32) -> Option<std::ops::Range<u32>> {
+        let files = self.section(Section::Files);
+        let at = id as usize * FILE_RECORD;
+        if at + FILE_RECORD > files.len() {
+            return None;
+        }
+        let (start, end) = (le_u32(files, at + 12), le_u32(files, at + 16));
+        Some(start..end.max(start).min(symbol_limit))
+    }
+
     /// The id of the file at `path`, by binary search.
     pub fn file_id(&self, path: &str) -> Option<u32> {
         let count = self.file_count();
@@ -2022,6 +2033,15 @@ impl Store {
         match self.patch_of_file(id) {
             Some(p) => self.top.file(p.record, self.symbol_end),
             None => self.whole().file(id, self.whole().symbol_count()),
+        }
+    }
+
+    /// File `id`'s symbol ids now: [`Self::file`]'s `symbols` without reading the rest of
+    /// its record (a patch asks this of every file).
+    pub fn file_symbols(&self, id: u32) -> Option<std::ops::Range<u32>> {
+        match self.patch_of_file(id) {
+            Some(p) => self.top.file_symbols(p.record, self.symbol_end),
+            None => self.whole().file_symbols(id, self.whole().symbol_count()),
         }
     }
 
@@ -2635,6 +2655,14 @@ mod tests {
         assert!(store.overridden_by(3).is_empty() && store.all_implementations().is_empty());
         assert_eq!(store.current(0), Some(3));
         assert_eq!(store.current(1), None);
+        // A file's ids alone, patched or not, are those of its whole record.
+        for file in 0..=store.file_count() {
+            assert_eq!(
+                store.file_symbols(file),
+                store.file(file).map(|f| f.symbols),
+                "file {file}"
+            );
+        }
     }
 
     #[test]

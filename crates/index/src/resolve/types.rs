@@ -319,12 +319,13 @@ pub(super) struct FileTypes {
     implementations: Vec<ImplRecord>,
 }
 
-/// `list` copied when it is kept, else taken.
-fn taken<T: Clone>(list: &mut Vec<T>, keep: bool) -> Vec<T> {
+/// Calls `each` with every entry of `list`: a copy when the list is kept, else the entry
+/// itself (the list is taken and freed).
+fn each_taken<T: Clone>(list: &mut Vec<T>, keep: bool, each: impl FnMut(T)) {
     if keep {
-        list.clone()
+        list.iter().cloned().for_each(each);
     } else {
-        std::mem::take(list)
+        std::mem::take(list).into_iter().for_each(each);
     }
 }
 
@@ -435,24 +436,24 @@ impl TypeIndex {
         // (type, member name id, a trait impl's member, member).
         let mut members: Vec<(u32, u32, bool, u32)> =
             Vec::with_capacity(parts.iter().map(|f| f.members.len()).sum());
-        // Parts to keep are copied into the index; the others are moved in (a cold build
-        // would otherwise hold every part twice).
+        // Parts to keep are read, their entries copied into the index; the others are
+        // moved in (a cold build would otherwise hold every part twice).
         for file in &mut parts {
-            for (ty, member, inherent) in taken(&mut file.members, keep) {
+            each_taken(&mut file.members, keep, |(ty, member, inherent)| {
                 // Each member is in one container, so this is whether it is in
                 // `trait_impl_members`.
                 members.push((ty, t.name_id_of(member), !inherent, member));
                 if !inherent {
                     trait_impl_members.push(member);
                 }
-            }
-            for (ty, supertype) in taken(&mut file.supertypes, keep) {
+            });
+            each_taken(&mut file.supertypes, keep, |(ty, supertype)| {
                 let list = index.supertypes.entry(ty).or_default();
                 if !list.contains(&supertype) {
                     list.push(supertype);
                 }
-            }
-            for (name, member) in taken(&mut file.outside_members, keep) {
+            });
+            each_taken(&mut file.outside_members, keep, |(name, member)| {
                 let id = t.name_id_of(member);
                 index
                     .outside_members
@@ -460,21 +461,21 @@ impl TypeIndex {
                     .or_default()
                     .push(member);
                 *index.outside_member_names.entry(id).or_default() += 1;
-            }
-            for member in taken(&mut file.blanket_members, keep) {
+            });
+            each_taken(&mut file.blanket_members, keep, |member| {
                 index
                     .blanket_members
                     .entry(t.name_id_of(member))
                     .or_default()
                     .push(member);
-            }
-            index
-                .deref_targets
-                .extend(taken(&mut file.deref_targets, keep));
-            implements.extend(taken(&mut file.implements, keep));
-            index
-                .implementations
-                .extend(taken(&mut file.implementations, keep));
+            });
+            each_taken(&mut file.deref_targets, keep, |(ty, alias)| {
+                index.deref_targets.insert(ty, alias);
+            });
+            each_taken(&mut file.implements, keep, |pair| implements.push(pair));
+            each_taken(&mut file.implementations, keep, |record| {
+                index.implementations.push(record)
+            });
         }
         let kept = keep.then_some(KeptTypes {
             heads: Vec::new(),
