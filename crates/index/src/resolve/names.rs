@@ -103,6 +103,25 @@ pub(super) struct NameTable {
     spans: Vec<(u32, u32)>,
     /// Whether the ids are the names' byte order (a table made afresh).
     in_byte_order: bool,
+    /// The arrays the last update replaced, written over by the next one: copying into
+    /// new arrays of that size at each update paid for fresh memory (on `rustreg`, the
+    /// update's samples in a profile of 12 watched edits went 139 → 75 with these).
+    spare: Spare,
+}
+
+/// [`NameTable`]'s arrays of groups, their top hash bits and their symbols, for reuse.
+#[derive(Default)]
+struct Spare {
+    groups: Vec<Group>,
+    highs: Vec<u64>,
+    symbols: Vec<u32>,
+}
+
+/// `list` emptied, with room for `len` entries.
+fn reused<T>(mut list: Vec<T>, len: usize) -> Vec<T> {
+    list.clear();
+    list.reserve(len);
+    list
 }
 
 impl NameTable {
@@ -161,6 +180,7 @@ impl NameTable {
             text,
             spans,
             in_byte_order: true,
+            spare: Spare::default(),
         };
         table.index_radix();
         table
@@ -169,7 +189,7 @@ impl NameTable {
     /// The radix table over the groups' top hash bits, about one group per slot.
     fn index_radix(&mut self) {
         let bits = (usize::BITS - self.groups.len().leading_zeros()).clamp(1, 24);
-        let mut radix = Vec::with_capacity((1usize << bits) + 1);
+        let mut radix = reused(std::mem::take(&mut self.radix), (1usize << bits) + 1);
         let mut at = 0usize;
         for slot in 0..=(1u64 << bits) {
             while at < self.highs.len() && (self.highs[at] >> (64 - bits)) < slot {
@@ -249,9 +269,10 @@ impl NameTable {
         let old_groups = std::mem::take(&mut self.groups);
         let old_highs = std::mem::take(&mut self.highs);
         let old_symbols = std::mem::take(&mut self.symbols);
-        let mut groups = Vec::with_capacity(old_groups.len() + fresh.len());
-        let mut highs = Vec::with_capacity(old_groups.len() + fresh.len());
-        let mut symbols = Vec::with_capacity(old_symbols.len() + added.len());
+        let spare = std::mem::take(&mut self.spare);
+        let mut groups = reused(spare.groups, old_groups.len() + fresh.len());
+        let mut highs = reused(spare.highs, old_groups.len() + fresh.len());
+        let mut symbols = reused(spare.symbols, old_symbols.len() + added.len());
         let mut fresh = fresh.into_iter().peekable();
         let mut touched = touched.into_iter().peekable();
         let mut g = 0usize;
@@ -324,6 +345,11 @@ impl NameTable {
         self.groups = groups;
         self.highs = highs;
         self.symbols = symbols;
+        self.spare = Spare {
+            groups: old_groups,
+            highs: old_highs,
+            symbols: old_symbols,
+        };
         self.index_radix();
         self.symbol_name.resize(count as usize, NONE);
         for &(key, name) in &added {
