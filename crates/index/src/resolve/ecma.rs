@@ -13,7 +13,9 @@ use super::{
     compatible_kind, member_may_be,
 };
 
-/// The ECMAScript family's tables.
+/// The ECMAScript family's tables: each file's entry depends on its own facts and first
+/// symbol id only, so kept tables ([`super::kept`]) make again only the changed files'.
+#[derive(Default, PartialEq, Debug)]
 pub(super) struct EcmaTables {
     /// Per file: its top-level definitions by name (what it exports).
     exports: Vec<HashMap<String, Vec<u32>>>,
@@ -49,15 +51,33 @@ impl EcmaTables {
         String::new()
     }
 
+    /// Forgets file `fid`'s entry (its definitions changed: [`Self::add_file`] and
+    /// [`Self::finish_file`] make it again).
+    pub fn clear_file(&mut self, fid: u32) {
+        if let Some(exports) = self.exports.get_mut(fid as usize) {
+            exports.clear();
+        }
+        if let Some(default) = self.default.get_mut(fid as usize) {
+            *default = None;
+        }
+    }
+
     /// `export default name;` / `module.exports = name`, once every export is known.
     pub fn finish(&mut self, files: &[ParsedFile]) {
-        for (fid, file) in files.iter().enumerate() {
-            let Some(facts) = &file.facts else { continue };
-            if let Some(name) = &facts.default_export_name
-                && self.default[fid].is_none()
-            {
-                self.default[fid] = self.exports[fid].get(name).and_then(|s| s.first().copied());
-            }
+        for fid in 0..files.len() {
+            self.finish_file(files, fid);
+        }
+    }
+
+    /// [`Self::finish`] for file `fid` alone.
+    pub fn finish_file(&mut self, files: &[ParsedFile], fid: usize) {
+        let Some(facts) = files.get(fid).and_then(|f| f.facts.as_ref()) else {
+            return;
+        };
+        if let Some(name) = &facts.default_export_name
+            && self.default[fid].is_none()
+        {
+            self.default[fid] = self.exports[fid].get(name).and_then(|s| s.first().copied());
         }
     }
 

@@ -1,8 +1,8 @@
 //! The resolver's tables that a process holding every file's declarations between
 //! updates (`watch`, `mcp --watch`, the agent's catch-up) keeps from one resolution to
 //! the next: every symbol, the name table, the Rust path table and the Rust modules'
-//! scopes, each file's heads and contribution to the type index, and the layout of
-//! symbol ids they are in.
+//! scopes, the ECMAScript files' exports, each file's heads and contribution to the
+//! type index, and the layout of symbol ids they are in.
 //!
 //! The ids of kept tables do not move. They are laid out in file order with room after
 //! each file's definitions ([`with_room`]): an edit that leaves a file within its room
@@ -27,6 +27,7 @@
 //! Debug builds compare every updated table with one made from scratch.
 
 use super::Symbol;
+use super::ecma::EcmaTables;
 use super::names::NameTable;
 use super::rust::{ModuleScopes, PathTable};
 use super::types::KeptTypes;
@@ -48,6 +49,8 @@ pub(crate) struct KeptTables {
     pub(super) rust_scopes: ModuleScopes,
     /// Each file's heads and contribution to the type index.
     pub(super) types: KeptTypes,
+    /// The ECMAScript files' exports.
+    pub(super) ecma: EcmaTables,
 }
 
 impl KeptTables {
@@ -132,6 +135,7 @@ mod tests {
             rust_path_keys: Vec::new(),
             rust_scopes: ModuleScopes::default(),
             types: KeptTypes::default(),
+            ecma: EcmaTables::default(),
         }
     }
 

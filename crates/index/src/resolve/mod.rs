@@ -1150,7 +1150,17 @@ pub(crate) fn resolve_some<'a>(
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
         rust: rust::RustTables::new(files, size_paths, kept_scopes),
-        ecma: ecma::EcmaTables::new(files.len()),
+        // Kept exports are written again for the changed files only.
+        ecma: match &mut update {
+            Some((kept, changed)) => {
+                let mut ecma = std::mem::take(&mut kept.ecma);
+                for &fid in changed.iter() {
+                    ecma.clear_file(fid);
+                }
+                ecma
+            }
+            None => ecma::EcmaTables::new(files.len()),
+        },
         python: python::PythonTables::new(files),
         go: go::GoTables::new(files),
         java: classes::ClassTables::new(classes::Dialect::Java),
@@ -1176,6 +1186,10 @@ pub(crate) fn resolve_some<'a>(
     // In file order: each file's family tables (its module, imports, exports), which
     // give the prefix of its qualified names.
     let mut heads: Vec<Option<FileHead>> = Vec::with_capacity(files.len());
+    // The files whose family tables are written: every file, or with kept tables (which
+    // keep the ECMAScript exports) the changed ones.
+    let changed_files: &[u32] = update.as_ref().map_or(&[], |(_, changed)| changed);
+    let gets_entries = |fid: u32| update.is_none() || changed_files.binary_search(&fid).is_ok();
     for (fid, file) in files.iter().enumerate() {
         let base = tables.file_base[fid];
         let fid = fid as u32;
@@ -1185,6 +1199,7 @@ pub(crate) fn resolve_some<'a>(
         };
         let (prefix, separator) = match family {
             Family::Rust => (tables.rust.add_file(fid), "::"),
+            Family::Ecma if !gets_entries(fid) => (String::new(), "."),
             Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
             Family::Python => (
                 tables.python.add_file(fid, &file.row.path, facts, base),
@@ -1229,7 +1244,14 @@ pub(crate) fn resolve_some<'a>(
         }
         None => every_symbol(files, &heads, &tables.file_base),
     };
-    tables.ecma.finish(files);
+    match &update {
+        Some((_, changed)) => {
+            for &fid in changed.iter() {
+                tables.ecma.finish_file(files, fid as usize);
+            }
+        }
+        None => tables.ecma.finish(files),
+    }
     tables.c.finish(files, &tables.file_ids);
     tables.shell.finish(files, &tables.file_ids);
     // The files whose keys are made: every file, or with kept tables the changed ones.
@@ -1508,6 +1530,7 @@ pub(crate) fn resolve_some<'a>(
         rust_paths: tables.rust.take_paths(),
         rust_path_keys: path_keys,
         rust_scopes: tables.rust.take_scopes(),
+        ecma: std::mem::take(&mut tables.ecma),
         types: kept_types
             .take()
             .map(|mut kept| {
@@ -1583,6 +1606,14 @@ fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>]) {
     paths.sort_unstable();
     assert_eq!(tables.rust.path_pairs(), paths, "kept Rust paths");
     assert!(tables.rust.scopes_are_fresh(), "kept Rust module scopes");
+    let mut ecma = ecma::EcmaTables::new(tables.files.len());
+    for (fid, file) in tables.files.iter().enumerate() {
+        if let (Some(facts), Some(Family::Ecma)) = (&file.facts, file.family()) {
+            ecma.add_file(fid as u32, facts, tables.file_base[fid]);
+        }
+    }
+    ecma.finish(tables.files);
+    assert!(tables.ecma == ecma, "kept ECMAScript exports");
 }
 
 impl Tables<'_> {
