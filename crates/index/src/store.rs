@@ -1494,15 +1494,13 @@ impl Layer {
         if at + FILE_RECORD > files.len() {
             return None;
         }
-        let start = le_u32(files, at + 12);
-        let end = le_u32(files, at + 16);
         Some(FileInfo {
             path: self.string(le_u32(files, at), le_u32(files, at + 4)),
             lang: lang_from_code(files[at + 8]),
             syntax_errors: files[at + 9] & 1 != 0,
             first_syntax_error: Some(le_u32(files, at + 20)).filter(|&line| line > 0),
             timed_out: files[at + 9] & 2 != 0,
-            symbols: start..end.max(start).min(symbol_limit),
+            symbols: self.file_symbols(id, symbol_limit)?,
             size: le_u64(files, at + 24),
             mtime_ns: le_u64(files, at + 32) as i64,
             hash: le_u64(files, at + 40),

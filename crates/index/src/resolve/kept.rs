@@ -29,7 +29,7 @@
 use super::Symbol;
 use super::ecma::EcmaTables;
 use super::names::NameTable;
-use super::rust::{ModuleScopes, PathTable};
+use super::rust::{KeptPaths, ModuleScopes};
 use super::types::KeptTypes;
 
 /// Tables kept from a resolution (see the module docs).
@@ -41,10 +41,7 @@ pub(crate) struct KeptTables {
     /// Every symbol, by id (room unused holds [`Symbol::NONE`]).
     pub(super) symbols: Vec<Symbol>,
     pub(super) names: NameTable,
-    pub(super) rust_paths: PathTable,
-    /// Per symbol id: the path key it may be registered under in `rust_paths` (0 for
-    /// most that are not: removing an id a key does not hold changes nothing).
-    pub(super) rust_path_keys: Vec<u64>,
+    pub(super) rust_paths: KeptPaths,
     /// What the Rust files' `use`s bring into each module's scope.
     pub(super) rust_scopes: ModuleScopes,
     /// Each file's heads and contribution to the type index.
@@ -94,7 +91,7 @@ pub(super) fn packed(counts: &[u32]) -> Vec<u32> {
 
 /// Ids for kept tables: each file of a language family (`roomy`) takes a quarter of its
 /// definitions and eight more as room to grow into (on `rustreg`, 1.65 M definitions
-/// take 2.19 M ids), and a file being edited that outgrew its room (`busy`, ascending)
+/// take 2.16 M ids), and a file being edited that outgrew its room (`busy`, ascending)
 /// half its definitions and 32 more (with an eighth and four, a file of 22 definitions
 /// gaining a function per save made the tables again every seventh save).
 pub(super) fn with_room(counts: &[u32], roomy: impl Fn(usize) -> bool, busy: &[u32]) -> Vec<u32> {
@@ -131,8 +128,7 @@ mod tests {
             counts: counts.to_vec(),
             symbols: Vec::new(),
             names: NameTable::build(Vec::new(), 0, |_| ""),
-            rust_paths: PathTable::default(),
-            rust_path_keys: Vec::new(),
+            rust_paths: KeptPaths::default(),
             rust_scopes: ModuleScopes::default(),
             types: KeptTypes::default(),
             ecma: EcmaTables::default(),

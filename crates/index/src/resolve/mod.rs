@@ -1186,10 +1186,14 @@ pub(crate) fn resolve_some<'a>(
     // In file order: each file's family tables (its module, imports, exports), which
     // give the prefix of its qualified names.
     let mut heads: Vec<Option<FileHead>> = Vec::with_capacity(files.len());
-    // The files whose family tables are written: every file, or with kept tables (which
-    // keep the ECMAScript exports) the changed ones.
-    let changed_files: &[u32] = update.as_ref().map_or(&[], |(_, changed)| changed);
-    let gets_entries = |fid: u32| update.is_none() || changed_files.binary_search(&fid).is_ok();
+    // The files whose entries are made: every file, or with kept tables (which hold the
+    // others' keys and ECMAScript exports) the changed ones.
+    let changed_files: Option<Vec<u32>> = update.as_ref().map(|(_, changed)| changed.clone());
+    let made_anew = |fid: usize| {
+        changed_files
+            .as_ref()
+            .is_none_or(|changed| changed.binary_search(&(fid as u32)).is_ok())
+    };
     for (fid, file) in files.iter().enumerate() {
         let base = tables.file_base[fid];
         let fid = fid as u32;
@@ -1199,7 +1203,7 @@ pub(crate) fn resolve_some<'a>(
         };
         let (prefix, separator) = match family {
             Family::Rust => (tables.rust.add_file(fid), "::"),
-            Family::Ecma if !gets_entries(fid) => (String::new(), "."),
+            Family::Ecma if !made_anew(fid as usize) => (String::new(), "."),
             Family::Ecma => (tables.ecma.add_file(fid, facts, base), "."),
             Family::Python => (
                 tables.python.add_file(fid, &file.row.path, facts, base),
@@ -1254,12 +1258,6 @@ pub(crate) fn resolve_some<'a>(
     }
     tables.c.finish(files, &tables.file_ids);
     tables.shell.finish(files, &tables.file_ids);
-    // The files whose keys are made: every file, or with kept tables the changed ones.
-    let gets_keys = |fid: usize| {
-        update
-            .as_ref()
-            .is_none_or(|(_, changed)| changed.binary_search(&(fid as u32)).is_ok())
-    };
     // Each file's keys and rows are made in parallel, a batch of files at a time (so a
     // batch's vectors are all that is held twice), and merged into the tables in file
     // order: the same ids and the same lists as one pass would make.
@@ -1267,7 +1265,7 @@ pub(crate) fn resolve_some<'a>(
     // (path key, symbol) of every Rust definition and (name key, symbol) of every
     // definition whose keys are made, made into tables once every symbol is known.
     let (mut keyed, mut rust_keyed) = (0, 0);
-    for fid in (0..files.len()).filter(|&fid| gets_keys(fid)) {
+    for fid in (0..files.len()).filter(|&fid| made_anew(fid)) {
         keyed += definitions(fid);
         if files[fid].family() == Some(Family::Rust) {
             rust_keyed += definitions(fid);
@@ -1287,7 +1285,7 @@ pub(crate) fn resolve_some<'a>(
                     heads[fid].as_ref(),
                     tables.file_base[fid],
                     wanted,
-                    gets_keys(fid),
+                    made_anew(fid),
                     &tables.rust,
                 )
             })
@@ -1310,8 +1308,6 @@ pub(crate) fn resolve_some<'a>(
             .get(sid as usize)
             .map_or("", |s| definition_name(files, s))
     };
-    // Per symbol id, the path key it is registered under (for kept tables).
-    let mut path_keys: Vec<u64> = Vec::new();
     #[cfg(debug_assertions)]
     let updated = update.is_some();
     // The ids of the changed files (their definitions may be others now) and the kept
@@ -1334,50 +1330,21 @@ pub(crate) fn resolve_some<'a>(
             let KeptTables {
                 names: mut kept_names,
                 rust_paths: kept_paths,
-                rust_path_keys,
                 ..
             } = kept;
-            path_keys = rust_path_keys;
-            let keys = &mut path_keys;
             rayon::join(
                 || {
                     kept_names.update(&gone, &added, id_end);
                     kept_names
                 },
-                || {
-                    let gone_paths = gone.iter().flat_map(|ids| {
-                        ids.clone()
-                            .map(|sid| (keys.get(sid as usize).copied().unwrap_or(0), sid))
-                    });
-                    let gone_paths: Vec<(u64, u32)> = gone_paths.collect();
-                    for &(_, sid) in &gone_paths {
-                        if let Some(key) = keys.get_mut(sid as usize) {
-                            *key = 0;
-                        }
-                    }
-                    for &(key, sid) in &rust_paths {
-                        if let Some(slot) = keys.get_mut(sid as usize) {
-                            *slot = key;
-                        }
-                    }
-                    rust.update_paths(kept_paths, gone_paths.into_iter(), rust_paths)
-                },
+                || rust.update_paths(kept_paths, &gone, rust_paths),
             )
             .0
         }
         None => {
-            let keys = &mut path_keys;
             rayon::join(
                 || names::NameTable::build(name_keys, id_end, name_of),
                 || {
-                    if keep_tables {
-                        *keys = vec![0; id_end as usize];
-                        for &(key, sid) in &rust_paths {
-                            if let Some(slot) = keys.get_mut(sid as usize) {
-                                *slot = key;
-                            }
-                        }
-                    }
                     for (key, sid) in rust_paths {
                         rust.add_path(key, sid);
                     }
@@ -1527,8 +1494,7 @@ pub(crate) fn resolve_some<'a>(
             &mut tables.names,
             names::NameTable::build(Vec::new(), 0, |_| ""),
         ),
-        rust_paths: tables.rust.take_paths(),
-        rust_path_keys: path_keys,
+        rust_paths: tables.rust.take_paths(id_end),
         rust_scopes: tables.rust.take_scopes(),
         ecma: std::mem::take(&mut tables.ecma),
         types: kept_types

@@ -415,14 +415,25 @@ impl PathSymbols {
 }
 
 /// The Rust path table: `crate_key|a::b::Name` → symbols.
-pub(super) type PathTable = HashMap<u64, PathSymbols>;
+type PathTable = HashMap<u64, PathSymbols>;
 
 /// The Rust family's tables.
+/// The Rust path table a holder keeps between resolutions, with the key each symbol id is
+/// registered under (0 for most that are not), so that a changed file's ids leave it
+/// without a pass over every key.
+#[derive(Default)]
+pub(super) struct KeptPaths {
+    table: PathTable,
+    key_of: Vec<u64>,
+}
+
 pub(super) struct RustTables<'a> {
     files: &'a [ParsedFile],
     /// Per file: its crate and module (Rust files only).
     modules: Vec<Option<RustModule>>,
     paths: PathTable,
+    /// Each symbol id's path key, when the table was brought up to date from a kept one.
+    path_keys: Option<Vec<u64>>,
     /// `crate_key|a::b` → what the `use`s inside that module bring into scope.
     scopes: ModuleScopes,
     /// Crate name (as written in paths) → its crate key.
@@ -482,6 +493,7 @@ impl<'a> RustTables<'a> {
             files,
             modules,
             paths: HashMap::with_capacity_and_hasher(rust_definitions, Default::default()),
+            path_keys: None,
             scopes,
             crate_names,
         }
@@ -521,24 +533,36 @@ impl<'a> RustTables<'a> {
     }
 
     /// Takes up the path table `kept` of an earlier resolution over the same symbol ids:
-    /// the symbols `gone` leave it (each with the key it may be under: one that is not
-    /// there is no change) and the changed files' definitions `added` (any order) join
-    /// it. The same table [`Self::add_path`] would make from every definition now.
+    /// the symbols of `gone` (id ranges) leave it and the changed files' definitions
+    /// `added` (any order) join it. The same table [`Self::add_path`] would make from
+    /// every definition now.
     pub fn update_paths(
         &mut self,
-        mut kept: PathTable,
-        gone: impl Iterator<Item = (u64, u32)>,
+        kept: KeptPaths,
+        gone: &[std::ops::Range<u32>],
         added: Vec<(u64, u32)>,
     ) {
-        for (key, sid) in gone {
-            if let std::collections::hash_map::Entry::Occupied(mut entry) = kept.entry(key)
+        let KeptPaths {
+            table: mut paths,
+            mut key_of,
+        } = kept;
+        for sid in gone.iter().flat_map(|ids| ids.clone()) {
+            let Some(key) = key_of.get_mut(sid as usize) else {
+                break;
+            };
+            // An id no key holds has 0, and removing it from a key changes nothing.
+            if let std::collections::hash_map::Entry::Occupied(mut entry) =
+                paths.entry(std::mem::take(key))
                 && !entry.get_mut().remove(sid)
             {
                 entry.remove();
             }
         }
         for (key, sid) in added {
-            match kept.entry(key) {
+            if let Some(slot) = key_of.get_mut(sid as usize) {
+                *slot = key;
+            }
+            match paths.entry(key) {
                 std::collections::hash_map::Entry::Occupied(mut entry) => {
                     entry.get_mut().insert(sid)
                 }
@@ -547,7 +571,8 @@ impl<'a> RustTables<'a> {
                 }
             }
         }
-        self.paths = kept;
+        self.paths = paths;
+        self.path_keys = Some(key_of);
     }
 
     /// Every (path key, symbol) pair of the path table, by key, each key's symbols in
@@ -566,9 +591,23 @@ impl<'a> RustTables<'a> {
             .collect()
     }
 
-    /// The path table, taken out (for a caller that keeps it for the next resolution).
-    pub fn take_paths(&mut self) -> PathTable {
-        std::mem::take(&mut self.paths)
+    /// The path table, taken out for a caller that keeps it for the next resolution,
+    /// with the key of each of the ids `0..id_end` (read from the table when it was made
+    /// afresh).
+    pub fn take_paths(&mut self, id_end: u32) -> KeptPaths {
+        let table = std::mem::take(&mut self.paths);
+        let key_of = self.path_keys.take().unwrap_or_else(|| {
+            let mut key_of = vec![0; id_end as usize];
+            for (&key, symbols) in &table {
+                for &sid in symbols.as_slice() {
+                    if let Some(slot) = key_of.get_mut(sid as usize) {
+                        *slot = key;
+                    }
+                }
+            }
+            key_of
+        });
+        KeptPaths { table, key_of }
     }
 
     /// The module scopes, taken out (for a caller that keeps them for the next
