@@ -759,6 +759,98 @@ fn held_tables_follow_files_that_grow_past_their_room_and_shrink() {
     }
 }
 
+/// Held tables keep the type index and bring it up to date by the files that changed:
+/// members inserted before others (their ids move within the file), renamed, a trait
+/// implemented for an outside type and no more, a deref target changed and a trait impl
+/// added (a blanket impl changed is resolved in full, so it stays); each update equals a fresh index (and debug builds compare the
+/// index brought up to date with one merged afresh).
+#[test]
+fn a_held_type_index_follows_member_trait_and_deref_edits() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    let write = |path: &str, text: &str| std::fs::write(root.join(path), text).expect("write");
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    write(
+        "src/lib.rs",
+        "mod circle;\nmod ext;\nmod shapes;\nmod wrap;\n",
+    );
+    // The trait last, so that a method appended to it moves no type's id.
+    let shapes = |extra: &str, area: &str, trait_extra: &str| {
+        format!(
+            "pub struct Square;\n\
+             impl Shape for Square {{\n{extra}    fn {area}(&self) -> u32 {{ 4 }}\n}}\n\
+             impl Square {{\n    pub fn side(&self) -> u32 {{ self.{area}() }}\n}}\n\
+             pub trait Shape {{\n{extra}    fn {area}(&self) -> u32;\n    fn name(&self) -> u32 {{ 0 }}\n{trait_extra}}}\n"
+        )
+    };
+    write("src/shapes.rs", &shapes("", "area", ""));
+    // A method the trait does not have yet: it overrides one once the trait gains it.
+    write(
+        "src/circle.rs",
+        "use crate::shapes::Shape;\npub struct Circle;\n\
+         impl Shape for Circle {\n    fn area(&self) -> u32 { 3 }\n    fn rim(&self) -> u32 { 6 }\n}\n",
+    );
+    let ext = |extra: &str| {
+        format!(
+            "pub trait Loud {{ fn shout(&self) -> u32; }}\n\
+             impl Loud for String {{ fn shout(&self) -> u32 {{ 1 }} }}\n{extra}"
+        )
+    };
+    let blanket =
+        "impl<T: crate::shapes::Shape> Loud for T { fn shout(&self) -> u32 { self.name() } }\n";
+    write("src/ext.rs", &ext(blanket));
+    let wrap = |target: &str| {
+        format!(
+            "use crate::ext::Loud;\nuse crate::shapes::{{Shape, Square}};\n\
+             pub struct Boxed(Square);\n\
+             impl std::ops::Deref for Boxed {{\n    type Target = {target};\n    \
+             fn deref(&self) -> &{target} {{ todo!() }}\n}}\n\
+             pub fn use_it(b: Boxed, s: String) -> u32 {{ s.shout() + b.side() + b.name() }}\n"
+        )
+    };
+    write("src/wrap.rs", &wrap("Square"));
+    let resident = ResidentDeclarations::new();
+    let held = BuildOptions {
+        resident: Some(resident.clone()),
+        ..options(false)
+    };
+    build_index(root, &held, &|_| {}).expect("first build");
+    let perimeter = "    fn perimeter(&self) -> u32 { 0 }\n";
+    let steps = [
+        (
+            "src/shapes.rs",
+            shapes("", "area", "    fn rim(&self) -> u32;\n"),
+        ),
+        ("src/shapes.rs", shapes(perimeter, "area", "")),
+        ("src/shapes.rs", shapes(perimeter, "size", "")),
+        (
+            "src/ext.rs",
+            ext(&format!(
+                "{blanket}impl Loud for Vec<u8> {{ fn shout(&self) -> u32 {{ 2 }} }}\n"
+            )),
+        ),
+        ("src/ext.rs", ext(blanket)),
+        ("src/wrap.rs", wrap("String")),
+        (
+            "src/wrap.rs",
+            format!(
+                "{}impl Loud for Boxed {{ fn shout(&self) -> u32 {{ 3 }} }}\n",
+                wrap("Square")
+            ),
+        ),
+        ("src/shapes.rs", shapes("", "area", "")),
+    ];
+    for (path, text) in steps {
+        write(path, &text);
+        let summary = build_index(root, &held, &|_| {}).expect("update");
+        assert!(
+            summary.patched,
+            "{path}: not a patch, the case is not exercised"
+        );
+        assert_equals_fresh(root);
+    }
+}
+
 /// More edited files than a patch takes, after an earlier patch: the update resolves in
 /// full and sees every edit (it once patched none of them and reported success).
 #[test]

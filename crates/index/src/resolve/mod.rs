@@ -1438,8 +1438,18 @@ pub(crate) fn resolve_some<'a>(
     });
     refs.dedup_by_key(|r| (r.name, r.file, r.line, r.column));
     trace_phase("references sorted", phase);
-    let overrides = std::mem::take(&mut tables.types.overrides);
-    let implementations = std::mem::take(&mut tables.types.implementations);
+    // A kept type index keeps its overrides and records (the next update changes them).
+    let (overrides, implementations) = if keep_tables {
+        (
+            tables.types.overrides.clone(),
+            tables.types.implementations.clone(),
+        )
+    } else {
+        (
+            std::mem::take(&mut tables.types.overrides),
+            std::mem::take(&mut tables.types.implementations),
+        )
+    };
     let (names, symbols) = match only {
         // The names the rows and references use, in byte order and numbered from 0
         // (kept tables number new names after the others).
@@ -1501,6 +1511,7 @@ pub(crate) fn resolve_some<'a>(
             .take()
             .map(|mut kept| {
                 kept.heads = std::mem::take(&mut tables.types.heads);
+                kept.index = Some(std::mem::take(&mut tables.types));
                 kept
             })
             .unwrap_or_default(),

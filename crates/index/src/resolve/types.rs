@@ -21,7 +21,7 @@
 
 use std::cell::RefCell;
 
-use rustc_hash::FxHashMap as HashMap;
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use mcursor_syntax::{
     Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep, display_type,
@@ -240,6 +240,9 @@ pub(super) struct TypeIndex {
     member_lists: Vec<u32>,
     /// The name id of each member of `member_lists`.
     member_names: Vec<u32>,
+    /// Runs made again by updates since the lists were made, in their order: each
+    /// replaces its type's run in `member_lists` (folded in when they grow large).
+    changed_runs: HashMap<u32, MemberRun>,
     /// Type symbol → the traits it implements, the classes it extends, its interfaces.
     supertypes: HashMap<u32, Vec<Ty>>,
     /// (outside type name, member name id) → members of repository impls for that type
@@ -300,11 +303,51 @@ thread_local! {
         RefCell::new((0, HashMap::default()));
 }
 
+/// An entry of a type's run of members: (name id, a trait impl's member, member).
+type RunEntry = (u32, bool, u32);
+
+/// One type's members in the order of a run of [`TypeIndex::member_lists`] (name id, a
+/// trait impl's member, id), made again by an update.
+#[derive(Debug)]
+struct MemberRun {
+    names: Vec<u32>,
+    members: Vec<u32>,
+}
+
+/// A file whose part an update takes in: its old part (the new one is among the parts)
+/// and whether its definitions were written again (its ids may be other members now).
+struct PartChange {
+    fid: u32,
+    old: FileTypes,
+    rewritten: bool,
+}
+
+impl PartChange {
+    /// Whether the entries `of` gives may have changed: they differ, or the file's
+    /// definitions were written again and it has some (the same ids, maybe other
+    /// members' names and kinds).
+    fn changed<T: PartialEq>(
+        &self,
+        of: impl Fn(&FileTypes) -> &Vec<T>,
+        parts: &[FileTypes],
+    ) -> bool {
+        let (old, new) = (of(&self.old), of(&parts[self.fid as usize]));
+        old != new || (self.rewritten && !old.is_empty())
+    }
+}
+
+/// Adds `fid` to a list of files kept ascending.
+fn add_file(files: &mut Vec<u32>, fid: u32) {
+    if let Err(at) = files.binary_search(&fid) {
+        files.insert(at, fid);
+    }
+}
+
 /// One file's contribution to the index, computed in parallel and merged in file order.
 /// A function of the file's facts, its own symbols and its heads only, so one whose heads
 /// name no id that changed is the same at the next resolution in ids that do not move
 /// ([`KeptTypes`]).
-#[derive(Default, Debug, PartialEq)]
+#[derive(Default, Debug, PartialEq, Clone)]
 pub(super) struct FileTypes {
     /// Its containers' heads (moved to the index's `heads` before the parts are kept).
     heads: Vec<ContainerHead>,
@@ -339,6 +382,12 @@ pub(crate) struct KeptTypes {
     parts: Vec<FileTypes>,
     /// Files edited since (ascending): a part holds its containers' positions.
     edited: Vec<u32>,
+    /// The index merged from the parts (its heads are `heads`), brought up to date by
+    /// the next resolution over the same ids instead of merged again.
+    pub(super) index: Option<TypeIndex>,
+    /// Type symbol → the files whose parts give it supertypes or a deref target
+    /// (ascending): where an update finds a type's others.
+    type_files: HashMap<u32, Vec<u32>>,
 }
 
 impl KeptTypes {
@@ -383,7 +432,10 @@ impl TypeIndex {
     /// it instead of evaluated, and with `update` the contribution of each file that did
     /// not change, is not resolved again and whose heads name no changed id is taken
     /// from the kept parts. The parts come back to be kept when `keep` says so (the
-    /// index's `heads` are then the kept heads: the caller takes them back).
+    /// index's `heads` are then the kept heads: the caller takes them back, and the
+    /// index itself with them, see [`KeptTypes::index`]). With kept parts and a kept
+    /// index, the index is brought up to date by the parts that changed
+    /// ([`TypeIndex::update`]) instead of merged again from every part.
     pub fn build(
         t: &Tables,
         known: Option<&KnownHeads>,
@@ -418,27 +470,85 @@ impl TypeIndex {
                 assert_eq!(fresh, kept.parts[fid], "kept type index part of file {fid}");
             }
         }
-        let mut index = TypeIndex {
-            heads: std::mem::take(&mut kept.heads),
-            ..TypeIndex::default()
-        };
-        index.heads.resize_with(t.files.len(), Vec::new);
+        // The kept index is brought up to date only over the same ids and parts.
+        let kept_index = kept.index.take().filter(|index| {
+            keep && kept.parts.len() == t.files.len()
+                && index.type_members.len() == t.symbols.len() + 1
+        });
+        let mut heads = std::mem::take(&mut kept.heads);
+        heads.resize_with(t.files.len(), Vec::new);
         let mut parts = std::mem::take(&mut kept.parts);
         parts.resize_with(t.files.len(), FileTypes::default);
+        // A changed file's ids may be other definitions now.
+        let rewritten = |fid: usize| {
+            let start = t.file_base[fid];
+            gone.binary_search_by_key(&start, |r| r.start).is_ok()
+        };
+        // A deref target's alias is evaluated where overrides are looked up: a file
+        // evaluated again that has one may change them in ways its part does not show.
+        let deref_evaluated = made
+            .iter()
+            .flatten()
+            .any(|part| !part.deref_targets.is_empty());
+        let mut changes: Vec<PartChange> = Vec::new();
         for (fid, part) in made.into_iter().enumerate() {
             if let Some(mut part) = part {
-                index.heads[fid] = std::mem::take(&mut part.heads);
-                parts[fid] = part;
+                heads[fid] = std::mem::take(&mut part.heads);
+                let old = std::mem::replace(&mut parts[fid], part);
+                if kept_index.is_some() && (rewritten(fid) || old != parts[fid]) {
+                    changes.push(PartChange {
+                        fid: fid as u32,
+                        old,
+                        rewritten: rewritten(fid),
+                    });
+                }
             }
         }
+        let (mut index, type_files) = match kept_index {
+            Some(mut index) => {
+                let mut type_files = std::mem::take(&mut kept.type_files);
+                index.update(t, &parts, &changes, deref_evaluated, &mut type_files);
+                #[cfg(debug_assertions)]
+                index.assert_same(&TypeIndex::merge(t, &mut parts.clone(), true).0, t);
+                (index, type_files)
+            }
+            None => TypeIndex::merge(t, &mut parts, keep),
+        };
+        index.heads = heads;
+        let kept = keep.then_some(KeptTypes {
+            heads: Vec::new(),
+            parts,
+            edited: Vec::new(),
+            index: None,
+            type_files,
+        });
+        (index, kept)
+    }
+
+    /// The index merged from every file's part (taken when `keep` is false: a cold build
+    /// would otherwise hold every part twice), with the files that give each type its
+    /// supertypes and deref targets when `keep` says so (for [`TypeIndex::update`]).
+    fn merge(
+        t: &Tables,
+        parts: &mut [FileTypes],
+        keep: bool,
+    ) -> (TypeIndex, HashMap<u32, Vec<u32>>) {
+        let mut index = TypeIndex::default();
+        let mut type_files: HashMap<u32, Vec<u32>> = HashMap::default();
         let mut implements = Vec::new();
         let mut trait_impl_members: Vec<u32> = Vec::new();
         // (type, member name id, a trait impl's member, member).
         let mut members: Vec<(u32, u32, bool, u32)> =
             Vec::with_capacity(parts.iter().map(|f| f.members.len()).sum());
-        // Parts to keep are read, their entries copied into the index; the others are
-        // moved in (a cold build would otherwise hold every part twice).
-        for file in &mut parts {
+        for (fid, file) in parts.iter_mut().enumerate() {
+            if keep {
+                for &(ty, _) in &file.supertypes {
+                    add_file(type_files.entry(ty).or_default(), fid as u32);
+                }
+                for &(ty, _) in &file.deref_targets {
+                    add_file(type_files.entry(ty).or_default(), fid as u32);
+                }
+            }
             each_taken(&mut file.members, keep, |(ty, member, inherent)| {
                 // Each member is in one container, so this is whether it is in
                 // `trait_impl_members`.
@@ -477,11 +587,6 @@ impl TypeIndex {
                 index.implementations.push(record)
             });
         }
-        let kept = keep.then_some(KeptTypes {
-            heads: Vec::new(),
-            parts,
-            edited: Vec::new(),
-        });
         trait_impl_members.sort_unstable();
         // Grouped by type with a counting sort (each type's run starts where the counts
         // of the types before it end), then each run sorted by (name id, a trait impl's
@@ -502,14 +607,14 @@ impl TypeIndex {
             *start = total;
         }
         let mut next = type_members.clone();
-        let mut grouped = vec![(0u32, false, 0u32); total as usize];
+        let mut grouped: Vec<RunEntry> = vec![(0, false, 0); total as usize];
         for &(ty, name, trait_impl, member) in &members {
             let at = &mut next[ty as usize];
             grouped[*at as usize] = (name, trait_impl, member);
             *at += 1;
         }
         drop((members, next));
-        let mut runs: Vec<&mut [(u32, bool, u32)]> = Vec::new();
+        let mut runs: Vec<&mut [RunEntry]> = Vec::new();
         let mut rest = grouped.as_mut_slice();
         for window in type_members.windows(2) {
             let (run, after) =
@@ -524,9 +629,18 @@ impl TypeIndex {
         index.member_names = grouped.par_iter().map(|m| m.0).collect();
         index.member_lists = grouped.into_par_iter().map(|m| m.2).collect();
         index.trait_impl_members = trait_impl_members;
-        // Which trait, interface or base member each member implements or overrides:
-        // the first member of that name found among the supertype's members.
-        let mut overrides: Vec<(u32, u32)> = implements
+        let mut overrides = index.overrides_of(t, &implements);
+        overrides.sort_unstable();
+        overrides.dedup();
+        index.overrides = overrides;
+        (index, type_files)
+    }
+
+    /// Which trait, interface or base member each of `pairs` (member, supertype)
+    /// implements or overrides: the first member of that name found among the
+    /// supertype's members (unsorted).
+    fn overrides_of(&self, t: &Tables, pairs: &[(u32, Ty)]) -> Vec<(u32, u32)> {
+        pairs
             .par_iter()
             .filter_map(|(member, supertype)| {
                 let symbol = &t.symbols[*member as usize];
@@ -534,7 +648,7 @@ impl TypeIndex {
                     SymbolKind::Method | SymbolKind::Function => RefKind::Call,
                     _ => RefKind::Field,
                 };
-                match index.find_member(
+                match self.find_member(
                     t,
                     symbol.family,
                     supertype,
@@ -547,14 +661,360 @@ impl TypeIndex {
                     _ => None,
                 }
             })
+            .collect()
+    }
+
+    /// Brings the index from the kept parts to `parts`, given the files whose part
+    /// changed or whose definitions were written again (`changes`, with their old
+    /// parts): each entry of theirs leaves and the new ones join where a merge of every
+    /// part puts them, and the overrides are looked up again for the members whose
+    /// names those entries bear (every lookup of another name walks the same runs),
+    /// or for every member when a type's supertypes or deref target changed or a file
+    /// with a deref target was evaluated again (`deref_evaluated`). Debug builds compare
+    /// the outcome with a merge of every part.
+    fn update(
+        &mut self,
+        t: &Tables,
+        parts: &[FileTypes],
+        changes: &[PartChange],
+        deref_evaluated: bool,
+        type_files: &mut HashMap<u32, Vec<u32>>,
+    ) {
+        let ids = |fid: u32| t.file_base[fid as usize]..t.file_base[fid as usize + 1];
+        // The names whose lookups may answer otherwise now.
+        let mut touched: HashSet<u32> = HashSet::default();
+        // Member runs: each type's run loses the old members and gains the new ones.
+        let member_changes: Vec<&PartChange> = changes
+            .iter()
+            .filter(|c| c.changed(|p| &p.members, parts))
             .collect();
-        overrides.sort_unstable();
-        overrides.dedup();
-        index.overrides = overrides;
-        (index, kept)
+        // Type → (members that leave its run, entries that join it).
+        let mut runs: HashMap<u32, (Vec<u32>, Vec<RunEntry>)> = HashMap::default();
+        let types = t.symbols.len() as u32;
+        for change in &member_changes {
+            for &(ty, member, _) in change.old.members.iter().filter(|m| m.0 < types) {
+                runs.entry(ty).or_default().0.push(member);
+            }
+            for &(ty, member, inherent) in &parts[change.fid as usize].members {
+                if ty < types {
+                    let name = t.name_id_of(member);
+                    touched.insert(name);
+                    runs.entry(ty)
+                        .or_default()
+                        .1
+                        .push((name, !inherent, member));
+                }
+            }
+        }
+        for (ty, (gone, added)) in runs {
+            let (names, members) = self.run(ty);
+            let mut run: Vec<RunEntry> = Vec::with_capacity(members.len() + added.len());
+            for (&name, &member) in names.iter().zip(members) {
+                if gone.contains(&member) {
+                    touched.insert(name);
+                } else {
+                    let trait_impl = self.trait_impl_members.binary_search(&member).is_ok();
+                    run.push((name, trait_impl, member));
+                }
+            }
+            run.extend(added);
+            run.sort_unstable();
+            self.changed_runs.insert(
+                ty,
+                MemberRun {
+                    names: run.iter().map(|m| m.0).collect(),
+                    members: run.iter().map(|m| m.2).collect(),
+                },
+            );
+        }
+        if !member_changes.is_empty() {
+            let mut gone: Vec<u32> = member_changes
+                .iter()
+                .flat_map(|c| c.old.members.iter().filter(|m| !m.2).map(|m| m.1))
+                .collect();
+            gone.sort_unstable();
+            self.trait_impl_members
+                .retain(|m| gone.binary_search(m).is_err());
+            self.trait_impl_members.extend(
+                member_changes
+                    .iter()
+                    .flat_map(|c| parts[c.fid as usize].members.iter())
+                    .filter(|m| !m.2)
+                    .map(|m| m.1),
+            );
+            self.trait_impl_members.sort_unstable();
+        }
+        self.fold_runs_when_many();
+        // Outside and blanket members: lists in file order, so a file's entries are one
+        // block, which its ids' range finds.
+        let outside: Vec<&PartChange> = changes
+            .iter()
+            .filter(|c| c.changed(|p| &p.outside_members, parts))
+            .collect();
+        if !outside.is_empty() {
+            let ranges: Vec<std::ops::Range<u32>> = outside.iter().map(|c| ids(c.fid)).collect();
+            let in_ranges = |sid: u32| ranges.iter().any(|r| r.contains(&sid));
+            let names = &mut self.outside_member_names;
+            self.outside_members.retain(|(_, name), list| {
+                let before = list.len();
+                list.retain(|&m| !in_ranges(m));
+                let left = (before - list.len()) as u32;
+                if left > 0 {
+                    touched.insert(*name);
+                    if let Some(count) = names.get_mut(name) {
+                        *count -= left.min(*count);
+                    }
+                }
+                !list.is_empty()
+            });
+            names.retain(|_, count| *count > 0);
+            for change in &outside {
+                let start = t.file_base[change.fid as usize];
+                let mut block: HashMap<(String, u32), Vec<u32>> = HashMap::default();
+                for (name, member) in &parts[change.fid as usize].outside_members {
+                    let id = t.name_id_of(*member);
+                    touched.insert(id);
+                    *self.outside_member_names.entry(id).or_default() += 1;
+                    block.entry((name.clone(), id)).or_default().push(*member);
+                }
+                for (key, members) in block {
+                    let list = self.outside_members.entry(key).or_default();
+                    let at = list.partition_point(|&m| m < start);
+                    list.splice(at..at, members);
+                }
+            }
+        }
+        let blanket: Vec<&PartChange> = changes
+            .iter()
+            .filter(|c| c.changed(|p| &p.blanket_members, parts))
+            .collect();
+        if !blanket.is_empty() {
+            let ranges: Vec<std::ops::Range<u32>> = blanket.iter().map(|c| ids(c.fid)).collect();
+            let in_ranges = |sid: u32| ranges.iter().any(|r| r.contains(&sid));
+            self.blanket_members.retain(|name, list| {
+                let before = list.len();
+                list.retain(|&m| !in_ranges(m));
+                if list.len() < before {
+                    touched.insert(*name);
+                }
+                !list.is_empty()
+            });
+            for change in &blanket {
+                let start = t.file_base[change.fid as usize];
+                let mut block: HashMap<u32, Vec<u32>> = HashMap::default();
+                for &member in &parts[change.fid as usize].blanket_members {
+                    let id = t.name_id_of(member);
+                    touched.insert(id);
+                    block.entry(id).or_default().push(member);
+                }
+                for (id, members) in block {
+                    let list = self.blanket_members.entry(id).or_default();
+                    let at = list.partition_point(|&m| m < start);
+                    list.splice(at..at, members);
+                }
+            }
+        }
+        // Supertypes and deref targets: each type's are made again from the files that
+        // give it any.
+        let mut structure_changed = deref_evaluated;
+        let mut retyped: Vec<u32> = Vec::new();
+        for change in changes {
+            let new = &parts[change.fid as usize];
+            if change.old.supertypes == new.supertypes
+                && change.old.deref_targets == new.deref_targets
+            {
+                continue;
+            }
+            let tys = |part: &FileTypes| -> Vec<u32> {
+                let mut tys: Vec<u32> = part
+                    .supertypes
+                    .iter()
+                    .map(|s| s.0)
+                    .chain(part.deref_targets.iter().map(|d| d.0))
+                    .collect();
+                tys.sort_unstable();
+                tys.dedup();
+                tys
+            };
+            for ty in tys(&change.old) {
+                if let Some(files) = type_files.get_mut(&ty) {
+                    files.retain(|&f| f != change.fid);
+                }
+                retyped.push(ty);
+            }
+            for ty in tys(new) {
+                add_file(type_files.entry(ty).or_default(), change.fid);
+                retyped.push(ty);
+            }
+        }
+        retyped.sort_unstable();
+        retyped.dedup();
+        for ty in retyped {
+            let files = type_files.get(&ty).map_or(&[][..], Vec::as_slice);
+            let mut supertypes: Vec<Ty> = Vec::new();
+            let mut deref = None;
+            for &fid in files {
+                for (_, supertype) in parts[fid as usize].supertypes.iter().filter(|s| s.0 == ty) {
+                    if !supertypes.contains(supertype) {
+                        supertypes.push(supertype.clone());
+                    }
+                }
+                if let Some(&(_, alias)) = parts[fid as usize]
+                    .deref_targets
+                    .iter()
+                    .rfind(|d| d.0 == ty)
+                {
+                    deref = Some(alias);
+                }
+            }
+            if files.is_empty() {
+                type_files.remove(&ty);
+            }
+            let old_supertypes = match supertypes.is_empty() {
+                true => self.supertypes.remove(&ty),
+                false => self.supertypes.insert(ty, supertypes.clone()),
+            };
+            let old_deref = match deref {
+                Some(alias) => self.deref_targets.insert(ty, alias),
+                None => self.deref_targets.remove(&ty),
+            };
+            structure_changed |=
+                old_supertypes.unwrap_or_default() != supertypes || old_deref != deref;
+        }
+        // Implementation records: a file's are one block, in file order.
+        for change in changes {
+            if !change.changed(|p| &p.implementations, parts) {
+                continue;
+            }
+            let new = &parts[change.fid as usize].implementations;
+            let list = &mut self.implementations;
+            let start = list.partition_point(|r| r.file < change.fid);
+            let end = list.partition_point(|r| r.file <= change.fid);
+            list.splice(start..end, new.iter().cloned());
+        }
+        // Overrides: every one again when the types' shape changed; else those of the
+        // changed files' members and of every member whose name a changed entry bears.
+        crate::trace::note(format_args!(
+            "type index updated by {} parts ({} names touched{})",
+            changes.len(),
+            touched.len(),
+            if structure_changed {
+                ", every override looked up again"
+            } else {
+                ""
+            }
+        ));
+        if structure_changed {
+            let pairs: Vec<(u32, Ty)> = parts
+                .iter()
+                .flat_map(|p| p.implements.iter().cloned())
+                .collect();
+            self.overrides = self.overrides_of(t, &pairs);
+        } else {
+            let mut again: Vec<std::ops::Range<u32>> = changes
+                .iter()
+                .filter(|c| c.changed(|p| &p.implements, parts))
+                .map(|c| ids(c.fid))
+                .collect();
+            again.sort_unstable_by_key(|r| r.start);
+            let in_again = |sid: u32| {
+                let at = again.partition_point(|r| r.end <= sid);
+                again.get(at).is_some_and(|r| r.contains(&sid))
+            };
+            let redo = |member: u32| in_again(member) || touched.contains(&t.name_id_of(member));
+            if again.is_empty() && touched.is_empty() {
+                return;
+            }
+            let pairs: Vec<(u32, Ty)> = parts
+                .par_iter()
+                .flat_map_iter(|p| p.implements.iter().filter(|(m, _)| redo(*m)).cloned())
+                .collect();
+            self.overrides.retain(|&(member, _)| !redo(member));
+            self.overrides.extend(self.overrides_of(t, &pairs));
+        }
+        self.overrides.sort_unstable();
+        self.overrides.dedup();
+    }
+
+    /// Type `ty`'s run: the name ids and the members.
+    fn run(&self, ty: u32) -> (&[u32], &[u32]) {
+        if let Some(run) = self.changed_runs.get(&ty) {
+            return (&run.names, &run.members);
+        }
+        let (Some(&start), Some(&end)) = (
+            self.type_members.get(ty as usize),
+            self.type_members.get(ty as usize + 1),
+        ) else {
+            return (&[], &[]);
+        };
+        let range = start as usize..end as usize;
+        (
+            self.member_names.get(range.clone()).unwrap_or(&[]),
+            self.member_lists.get(range).unwrap_or(&[]),
+        )
+    }
+
+    /// Folds the changed runs into the lists once they hold more than a sixteenth of
+    /// the members (each lookup of a type first asks them).
+    fn fold_runs_when_many(&mut self) {
+        let held: usize = self.changed_runs.values().map(|r| r.members.len()).sum();
+        if self.changed_runs.len() < 64 || held < self.member_lists.len() / 16 {
+            return;
+        }
+        let types = self.type_members.len().saturating_sub(1);
+        let mut type_members = Vec::with_capacity(types + 1);
+        let mut member_names = Vec::with_capacity(self.member_names.len() + held);
+        let mut member_lists = Vec::with_capacity(self.member_lists.len() + held);
+        type_members.push(0);
+        for ty in 0..types as u32 {
+            let (names, members) = self.run(ty);
+            member_names.extend_from_slice(names);
+            member_lists.extend_from_slice(members);
+            type_members.push(member_lists.len() as u32);
+        }
+        self.type_members = type_members;
+        self.member_names = member_names;
+        self.member_lists = member_lists;
+        self.changed_runs.clear();
+    }
+
+    /// Debug builds: an index brought up to date answers as one merged afresh.
+    #[cfg(debug_assertions)]
+    fn assert_same(&self, fresh: &TypeIndex, t: &Tables) {
+        for ty in 0..t.symbols.len() as u32 {
+            assert_eq!(self.run(ty), fresh.run(ty), "members of type {ty}");
+        }
+        assert_eq!(self.supertypes, fresh.supertypes, "supertypes");
+        assert_eq!(
+            self.outside_members, fresh.outside_members,
+            "outside members"
+        );
+        assert_eq!(
+            self.outside_member_names, fresh.outside_member_names,
+            "outside member names"
+        );
+        assert_eq!(
+            self.blanket_members, fresh.blanket_members,
+            "blanket members"
+        );
+        assert_eq!(self.deref_targets, fresh.deref_targets, "deref targets");
+        assert_eq!(
+            self.trait_impl_members, fresh.trait_impl_members,
+            "trait impl members"
+        );
+        assert_eq!(self.overrides, fresh.overrides, "overrides");
+        assert_eq!(
+            self.implementations, fresh.implementations,
+            "implementations"
+        );
     }
 
     fn members_named(&self, ty: u32, name_id: u32) -> &[u32] {
+        if let Some(run) = self.changed_runs.get(&ty) {
+            let first = run.names.partition_point(|&n| n < name_id);
+            let last = run.names.partition_point(|&n| n <= name_id);
+            return &run.members[first..last];
+        }
         let (Some(&start), Some(&end)) = (
             self.type_members.get(ty as usize),
             self.type_members.get(ty as usize + 1),
