@@ -29,7 +29,7 @@
 use super::Symbol;
 use super::ecma::EcmaTables;
 use super::names::NameTable;
-use super::rust::{KeptPaths, ModuleScopes};
+use super::rust::{KeptModules, KeptPaths};
 use super::types::KeptTypes;
 
 /// Tables kept from a resolution (see the module docs).
@@ -42,8 +42,8 @@ pub(crate) struct KeptTables {
     pub(super) symbols: Vec<Symbol>,
     pub(super) names: NameTable,
     pub(super) rust_paths: KeptPaths,
-    /// What the Rust files' `use`s bring into each module's scope.
-    pub(super) rust_scopes: ModuleScopes,
+    /// Each Rust file's module and what the files' `use`s bring into each module's scope.
+    pub(super) rust_modules: KeptModules,
     /// Each file's heads and contribution to the type index.
     pub(super) types: KeptTypes,
     /// The ECMAScript files' exports.
@@ -129,7 +129,7 @@ mod tests {
             symbols: Vec::new(),
             names: NameTable::build(Vec::new(), 0, |_| ""),
             rust_paths: KeptPaths::default(),
-            rust_scopes: ModuleScopes::default(),
+            rust_modules: KeptModules::default(),
             types: KeptTypes::default(),
             ecma: EcmaTables::default(),
         }

@@ -1137,7 +1137,7 @@ pub(crate) fn resolve_some<'a>(
     let size_paths = update.is_none();
     let kept_scopes = update
         .as_mut()
-        .map(|(kept, changed)| (std::mem::take(&mut kept.rust_scopes), &changed[..]));
+        .map(|(kept, changed)| (std::mem::take(&mut kept.rust_modules), &changed[..]));
     let mut tables = Tables {
         run: RESOLUTION_RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         files,
@@ -1505,7 +1505,7 @@ pub(crate) fn resolve_some<'a>(
             names::NameTable::build(Vec::new(), 0, |_| ""),
         ),
         rust_paths: tables.rust.take_paths(id_end),
-        rust_scopes: tables.rust.take_scopes(),
+        rust_modules: tables.rust.take_modules(),
         ecma: std::mem::take(&mut tables.ecma),
         types: kept_types
             .take()
@@ -1582,7 +1582,10 @@ fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>]) {
     let mut paths: Vec<(u64, u32)> = made.iter().flat_map(|m| m.rust_paths.clone()).collect();
     paths.sort_unstable();
     assert_eq!(tables.rust.path_pairs(), paths, "kept Rust paths");
-    assert!(tables.rust.scopes_are_fresh(), "kept Rust module scopes");
+    assert!(
+        tables.rust.modules_are_fresh(),
+        "kept Rust modules and scopes"
+    );
     let mut ecma = ecma::EcmaTables::new(tables.files.len());
     for (fid, file) in tables.files.iter().enumerate() {
         if let (Some(facts), Some(Family::Ecma)) = (&file.facts, file.family()) {

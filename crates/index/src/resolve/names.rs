@@ -117,10 +117,16 @@ struct Spare {
     symbols: Vec<u32>,
 }
 
-/// `list` emptied, with room for `len` entries.
+/// `list` emptied, with room for `len` entries: its own memory when it has that much,
+/// else new memory with a sixteenth more. (Growing it copied what it held, and each of
+/// the first updates of a watcher asked for a little more than the arrays it reuses
+/// had: on `rustreg`, 110 of 262 profile samples of the name table's updates over 10
+/// watched edits were those copies and the page faults of the memory grown into.)
 fn reused<T>(mut list: Vec<T>, len: usize) -> Vec<T> {
     list.clear();
-    list.reserve(len);
+    if list.capacity() < len {
+        list = Vec::with_capacity(len + len / 16);
+    }
     list
 }
 

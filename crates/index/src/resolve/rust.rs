@@ -76,6 +76,47 @@ fn strip_rs(name: &str) -> &str {
     name.strip_suffix(".rs").unwrap_or(name)
 }
 
+/// What a holder keeps of the Rust tables for the next resolution over the same files:
+/// each file's module and the modules' scopes.
+#[derive(Default)]
+pub(super) struct KeptModules {
+    scopes: ModuleScopes,
+    modules: Vec<Option<RustModule>>,
+    /// [`paths_hash`] of the files the modules were made for.
+    paths_hash: u64,
+}
+
+/// A hash of every file's path, in order.
+fn paths_hash(files: &[ParsedFile]) -> u64 {
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    for file in files {
+        hasher.update(file.row.path.as_bytes());
+        hasher.update(&[0]);
+    }
+    hasher.digest()
+}
+
+/// The directories that hold a `Cargo.toml` ("" for the root).
+fn cargo_dirs(files: &[ParsedFile]) -> HashSet<String> {
+    files
+        .iter()
+        .filter_map(|f| {
+            let path = f.row.path.as_str();
+            if path == "Cargo.toml" {
+                Some(String::new())
+            } else {
+                path.strip_suffix("/Cargo.toml").map(str::to_owned)
+            }
+        })
+        .collect()
+}
+
+/// A parsed Rust file's module (`None` for other files and files without facts).
+fn file_module(file: &ParsedFile, cargo_dirs: &HashSet<String>) -> Option<RustModule> {
+    (file.facts.is_some() && file.family() == Some(Family::Rust))
+        .then(|| rust_module(&file.row.path, cargo_dirs))
+}
+
 /// Module path from the file path: `src/a/b.rs` → `a::b`, `src/a/mod.rs` → `a`,
 /// `src/lib.rs` → crate root; the crate is the nearest directory with a `Cargo.toml`.
 /// Integration tests, examples, benches, binaries and build scripts are crate roots.
@@ -429,6 +470,8 @@ pub(super) struct KeptPaths {
 
 pub(super) struct RustTables<'a> {
     files: &'a [ParsedFile],
+    /// [`paths_hash`] of `files`: what kept modules are made for.
+    paths_hash: u64,
     /// Per file: its crate and module (Rust files only).
     modules: Vec<Option<RustModule>>,
     paths: PathTable,
@@ -449,19 +492,9 @@ impl<'a> RustTables<'a> {
     pub fn new(
         files: &'a [ParsedFile],
         size_paths: bool,
-        kept: Option<(ModuleScopes, &[u32])>,
+        kept: Option<(KeptModules, &[u32])>,
     ) -> Self {
-        let cargo_dirs: HashSet<String> = files
-            .iter()
-            .filter_map(|f| {
-                let path = f.row.path.as_str();
-                if path == "Cargo.toml" {
-                    Some(String::new())
-                } else {
-                    path.strip_suffix("/Cargo.toml").map(str::to_owned)
-                }
-            })
-            .collect();
+        let hash = paths_hash(files);
         let mut crate_names = HashMap::default();
         for file in files {
             if let Some(name) = &file.package_name {
@@ -477,20 +510,39 @@ impl<'a> RustTables<'a> {
             .filter_map(|f| f.facts.as_ref())
             .map(|f| f.definitions.len())
             .sum();
-        // Each Rust file's module, made in parallel (`add_file` registers it).
-        let modules: Vec<Option<RustModule>> = files
-            .par_iter()
-            .map(|f| {
-                (f.facts.is_some() && f.family() == Some(Family::Rust))
-                    .then(|| rust_module(&f.row.path, &cargo_dirs))
-            })
-            .collect();
-        let scopes = match kept {
-            Some((scopes, changed)) => scopes.updated(files, &modules, changed),
-            None => ModuleScopes::new(files, &modules),
+        // Each Rust file's module, made in parallel (`add_file` registers it), or kept:
+        // a module is a function of the file's path and of where the `Cargo.toml`s are,
+        // so kept ones hold for the same paths (a changed file's is made again, as it
+        // may have gained or lost its facts).
+        let (modules, scopes) = match kept {
+            Some((kept, changed))
+                if kept.paths_hash == hash && kept.modules.len() == files.len() =>
+            {
+                let mut modules = kept.modules;
+                if !changed.is_empty() {
+                    let cargo_dirs = cargo_dirs(files);
+                    for &fid in changed {
+                        if let Some(f) = files.get(fid as usize) {
+                            modules[fid as usize] = file_module(f, &cargo_dirs);
+                        }
+                    }
+                }
+                let scopes = kept.scopes.updated(files, &modules, changed);
+                (modules, scopes)
+            }
+            _ => {
+                let cargo_dirs = cargo_dirs(files);
+                let modules: Vec<Option<RustModule>> = files
+                    .par_iter()
+                    .map(|f| file_module(f, &cargo_dirs))
+                    .collect();
+                let scopes = ModuleScopes::new(files, &modules);
+                (modules, scopes)
+            }
         };
         Self {
             files,
+            paths_hash: hash,
             modules,
             paths: HashMap::with_capacity_and_hasher(rust_definitions, Default::default()),
             path_keys: None,
@@ -610,16 +662,24 @@ impl<'a> RustTables<'a> {
         KeptPaths { table, key_of }
     }
 
-    /// The module scopes, taken out (for a caller that keeps them for the next
-    /// resolution).
-    pub fn take_scopes(&mut self) -> ModuleScopes {
-        std::mem::take(&mut self.scopes)
+    /// The files' modules and the module scopes, taken out (for a caller that keeps them
+    /// for the next resolution).
+    pub fn take_modules(&mut self) -> KeptModules {
+        KeptModules {
+            scopes: std::mem::take(&mut self.scopes),
+            modules: std::mem::take(&mut self.modules),
+            paths_hash: self.paths_hash,
+        }
     }
 
-    /// Debug builds: the scopes as made from every file (what kept ones must equal).
+    /// Debug builds: the modules and scopes as made from every file (what kept ones must
+    /// equal).
     #[cfg(debug_assertions)]
-    pub fn scopes_are_fresh(&self) -> bool {
-        self.scopes == ModuleScopes::new(self.files, &self.modules)
+    pub fn modules_are_fresh(&self) -> bool {
+        let cargo_dirs = cargo_dirs(self.files);
+        let fresh = self.files.iter().map(|f| file_module(f, &cargo_dirs));
+        self.modules.iter().cloned().eq(fresh)
+            && self.scopes == ModuleScopes::new(self.files, &self.modules)
     }
 
     /// Absolute candidates for a path written in module `context` of crate `crate_key`.
@@ -1546,7 +1606,7 @@ mod tests {
             ParsedFile::rust_for_test("src/b.rs", "fn no_uses() {}\n"),
             ParsedFile::rust_for_test("src/c.rs", "use crate::v::Stays;\n"),
         ];
-        let mut kept = RustTables::new(&before, false, None).take_scopes();
+        let mut kept = RustTables::new(&before, false, None).take_modules();
         for changed in [&[1u32, 3][..], &[][..]] {
             let tables = RustTables::new(&after, false, Some((kept, changed)));
             let fresh = ModuleScopes::new(&after, &tables.modules);
@@ -1565,7 +1625,7 @@ mod tests {
                 ["crate::x::Renamed"]
             );
             assert!(!scopes.has(rust_key("", &["b"])));
-            kept = RustTables::new(&after, false, None).take_scopes();
+            kept = RustTables::new(&after, false, None).take_modules();
         }
     }
 
