@@ -20,8 +20,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mcursor_index::{
-    BuildOptions, FindQuery, FreshnessScope, Index, IndexError, LockWait, Page, Progress,
-    RefTarget, RefsQuery, SearchQuery, SymbolHit, WatchEvent, WatchOptions, build_index,
+    BuildOptions, FindQuery, FreshnessScope, INDEX_DIR, Index, IndexError, LockWait, Page,
+    Progress, RefTarget, RefsQuery, SearchQuery, SymbolHit, WatchEvent, WatchOptions, build_index,
 };
 use mcursor_syntax::{Lang, RefKind, SymbolKind};
 use mcursor_tools::wire;
@@ -242,11 +242,21 @@ struct BuildFlags {
     #[arg(long, short = 'j')]
     threads: Option<usize>,
     /// Give up on one file's parse after this many milliseconds.
-    #[arg(long, default_value_t = 5000, value_name = "MS")]
+    #[arg(long, default_value_t = DEFAULT_PARSE_TIMEOUT_MS, value_name = "MS")]
     parse_timeout_ms: u64,
 }
 
+/// `--parse-timeout-ms` when not given.
+const DEFAULT_PARSE_TIMEOUT_MS: u64 = 5000;
+
 impl BuildFlags {
+    /// Whether every flag is as when not given (a running watcher's updates then serve).
+    fn are_defaults(&self) -> bool {
+        self.max_file_size.is_none()
+            && self.threads.is_none()
+            && self.parse_timeout_ms == DEFAULT_PARSE_TIMEOUT_MS
+    }
+
     fn options(&self, full: bool, lock_wait: LockWait) -> BuildOptions {
         let defaults = BuildOptions::default();
         BuildOptions {
@@ -725,12 +735,27 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
         }
         Progress::Writing => bar.set_message("resolving names and writing"),
     };
-    let summary = build_index(&root, &options, &report);
+    // A running `mcursor watch` makes the update when asked to do what it does anyway
+    // (its declarations and tables are in memory; loading them is most of an update
+    // here). A flag it was not started with, `--full` or `--no-wait` keep it here.
+    let handed = (!args.full && !args.no_wait && args.build.are_defaults())
+        .then(|| {
+            mcursor_index::update_by_watcher(&root.join(INDEX_DIR), options.changed_paths.clone())
+        })
+        .flatten();
+    let watcher_pid = handed.as_ref().map(|handed| handed.watcher_pid);
+    let summary = match handed {
+        Some(handed) => Ok(handed.summary),
+        None => build_index(&root, &options, &report),
+    };
     bar.finish_and_clear();
     let summary = summary?;
     if out.json {
         // The files with syntax errors, named (the summary only counts them).
         let mut value = serde_json::to_value(&summary)?;
+        if let (Some(pid), Some(fields)) = (watcher_pid, value.as_object_mut()) {
+            fields.insert("updated_by_watcher".into(), pid.into());
+        }
         if summary.syntax_errors > 0
             && let Some(fields) = value.as_object_mut()
         {
@@ -744,6 +769,11 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
         out.json_value(&value)?;
     } else {
         render::index_summary(out, &summary)?;
+        if let Some(pid) = watcher_pid {
+            out.text(&format!(
+                "  by the running `mcursor watch` (pid {pid}), which keeps this index current\n"
+            ))?;
+        }
     }
     Ok(Found::Some)
 }

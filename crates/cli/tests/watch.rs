@@ -237,6 +237,66 @@ fn watch_converges_after_a_checkout_of_a_thousand_files() {
     assert!(status.success(), "watch exited with {status}");
 }
 
+/// `mcursor --json index ARGS` in `root`, its output parsed.
+fn index_json(root: &Path, args: &[&str]) -> serde_json::Value {
+    let output = mcursor_command(root, &[&["--json", "index"], args].concat())
+        .output()
+        .expect("run index");
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_slice(&output.stdout).expect("index --json")
+}
+
+fn append(path: &Path, text: &str) {
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open");
+    file.write_all(text.as_bytes()).expect("append");
+}
+
+#[test]
+fn an_index_beside_a_watch_is_made_by_the_watcher_and_here_without_one() {
+    let repo = fixture("rust-basic");
+    let root = repo.path();
+    let socket = root.join(".mcursor").join("watch.sock");
+    let watcher = Watcher::start(root);
+    assert!(socket.exists(), "the watcher listens");
+    let pid = watcher.child.id();
+    let config = root.join("src/config.rs");
+
+    // Once `index` returns, the edit is in the index, whichever update took it in.
+    append(&config, "\npub fn handed_to_the_watcher() {}\n");
+    let summary = index_json(root, &[]);
+    assert_eq!(summary["updated_by_watcher"], pid, "{summary}");
+    assert!(defined(root, "handed_to_the_watcher"));
+    append(&config, "\npub fn named_to_the_watcher() {}\n");
+    let summary = index_json(root, &["--changed", "src/config.rs"]);
+    assert_eq!(summary["updated_by_watcher"], pid, "{summary}");
+    assert!(defined(root, "named_to_the_watcher"));
+    // A flag the watcher was not started with keeps the update in the process.
+    append(&config, "\npub fn rebuilt_here() {}\n");
+    let summary = index_json(root, &["--full"]);
+    assert!(summary.get("updated_by_watcher").is_none(), "{summary}");
+    assert!(defined(root, "rebuilt_here"));
+    let text = mcursor_command(root, &["index"]).output().expect("index");
+    assert!(
+        String::from_utf8_lossy(&text.stdout).contains("by the running `mcursor watch`"),
+        "{}",
+        String::from_utf8_lossy(&text.stdout)
+    );
+
+    let status = watcher.interrupt();
+    assert!(status.success(), "{status:?}");
+    assert!(!socket.exists(), "the socket is removed on exit");
+    // A socket left by a watcher that was killed: nobody answers, the update runs here.
+    drop(std::os::unix::net::UnixListener::bind(&socket).expect("a stale socket"));
+    append(&config, "\npub fn after_the_watcher() {}\n");
+    let summary = index_json(root, &[]);
+    assert!(summary.get("updated_by_watcher").is_none(), "{summary}");
+    assert!(defined(root, "after_the_watcher"));
+    assert_eq!(current_dump(root), fresh_dump(root));
+}
+
 #[test]
 fn a_running_watch_holds_the_mark_that_queries_trust_and_releases_it() {
     let repo = fixture("rust-basic");

@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 
 use mcursor_syntax::{Lang, ParseConfig, parse_source};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::cache;
 use crate::error::{IndexError, IoContext, Result};
@@ -157,7 +157,7 @@ pub enum Progress {
 }
 
 /// What a build did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct BuildSummary {
     pub root: PathBuf,
     /// Files indexed (text search covers all of them).
@@ -196,7 +196,7 @@ pub struct BuildSummary {
 }
 
 /// What an incremental build found changed.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Changes {
     pub added: usize,
     pub modified: usize,
@@ -206,7 +206,7 @@ pub struct Changes {
     pub files: Vec<ChangedFile>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChangedFile {
     pub path: String,
     pub change: Change,
@@ -215,7 +215,7 @@ pub struct ChangedFile {
     pub from: Option<String>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Change {
     Added,
@@ -224,7 +224,7 @@ pub enum Change {
     Renamed,
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SkippedFile {
     pub path: String,
     pub reason: String,
@@ -2399,8 +2399,11 @@ fn prepare_format(dir: &Path) -> Result<()> {
         let entries = std::fs::read_dir(dir).at(dir)?;
         for entry in entries.flatten() {
             let path = entry.path();
-            // Locks held by other processes stay (a running watch's included).
-            if entry.file_name() == "lock" || entry.file_name() == crate::fresh::WATCH_LOCK {
+            // Locks held by other processes stay (a running watch's included), and so does
+            // the running watch's socket.
+            let name = entry.file_name();
+            if name == "lock" || name == crate::fresh::WATCH_LOCK || name == crate::handoff::SOCKET
+            {
                 continue;
             }
             let removed = if path.is_dir() {

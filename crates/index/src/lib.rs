@@ -29,6 +29,7 @@ pub mod error;
 mod export;
 mod fresh;
 mod graph;
+mod handoff;
 mod impact;
 mod impls;
 pub mod live;
@@ -51,6 +52,7 @@ pub use build::{
 pub use error::{IndexError, Result};
 pub use export::{EdgeKind, ExportEdge, ExportSymbol};
 pub use fresh::{Freshness, Scope as FreshnessScope};
+pub use handoff::{HandedOff, update_by_watcher};
 pub use impact::{Impact, ImpactKind, ImpactSite};
 pub use impls::ImplHit;
 pub use live::LiveIndex;

@@ -11,7 +11,7 @@
 //! back to rescanning on an interval.
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc::{RecvTimeoutError, channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::Duration;
 
 use notify_debouncer_full::notify::{self, RecursiveMode};
@@ -19,6 +19,7 @@ use notify_debouncer_full::{DebounceEventResult, DebouncedEvent, new_debouncer};
 
 use crate::build::{BuildOptions, BuildSummary, Cancel, FoldPolicy, build_index};
 use crate::error::{IndexError, Result};
+use crate::handoff::{Listener, UpdateRequest};
 use crate::resident::ResidentDeclarations;
 use crate::walk::INDEX_DIR;
 
@@ -152,26 +153,33 @@ pub fn watch(
         },
         ..options.clone()
     };
-    // Whether anything changed (a failed update counts: the tree did change).
+    // What the update did, also reported unless nothing changed.
     let update = |report: &mut dyn FnMut(WatchEvent), paths: Option<Vec<PathBuf>>| {
         let build = BuildOptions {
             changed_paths: paths,
             ..options.build.clone()
         };
         match build_index(&root, &build, &|_| {}) {
-            Ok(summary) if !summary.unchanged => {
-                report(WatchEvent::Updated(summary));
-                true
+            Ok(summary) => {
+                if !summary.unchanged {
+                    report(WatchEvent::Updated(summary.clone()));
+                }
+                Ok(summary)
             }
-            Ok(_) => false,
             Err(e) => {
                 report(WatchEvent::Failed(e.to_string()));
-                true
+                Err(e.to_string())
             }
         }
     };
+    // Whether an update's outcome changed anything (a failed update counts: the tree did
+    // change).
+    let changed = |outcome: &std::result::Result<BuildSummary, String>| {
+        outcome.as_ref().map_or(true, |summary| !summary.unchanged)
+    };
     let mut compaction = Compaction::default();
-    let (tx, rx) = channel::<DebounceEventResult>();
+    let (tx, rx) = channel::<Wake>();
+    let events = tx.clone();
     // Watch before the first update, so nothing changed during it goes unnoticed.
     let notified = if options.poll {
         report(WatchEvent::Polling(format!(
@@ -180,7 +188,10 @@ pub fn watch(
         )));
         None
     } else {
-        let watcher = new_debouncer(options.debounce, None, tx).and_then(|mut debouncer| {
+        let forward = move |result| {
+            let _ = events.send(Wake::Events(result));
+        };
+        let watcher = new_debouncer(options.debounce, None, forward).and_then(|mut debouncer| {
             debouncer.watch(&root, RecursiveMode::Recursive)?;
             Ok(debouncer)
         });
@@ -196,7 +207,13 @@ pub fn watch(
     // see it and skip their own freshness check; another watcher may hold it already,
     // and either keeps the index current), then `Ready`.
     let first = build_index(&root, &options.build, &|_| {});
-    let _watching = crate::fresh::mark_watched(&root.join(INDEX_DIR));
+    let watching = crate::fresh::mark_watched(&root.join(INDEX_DIR));
+    // The holder of the mark takes other processes' updates (`mcursor index`).
+    let _handoff = watching.as_ref().and_then(|_| {
+        Listener::start(&root.join(INDEX_DIR), move |request| {
+            tx.send(Wake::Update(request)).is_ok()
+        })
+    });
     if let Ok(index) = crate::Index::open(&root) {
         crate::live::warm_languages(&index);
     }
@@ -213,15 +230,34 @@ pub fn watch(
     let Some(debouncer) = notified else {
         let mut last_scan = std::time::Instant::now();
         while !stop() {
-            std::thread::sleep(Duration::from_millis(100));
+            // Only callers' requests come here (there is no file watcher to send events),
+            // and none when nothing listens for them.
+            let woken = match rx.recv_timeout(POLL_TICK) {
+                Ok(wake) => Some(wake),
+                Err(RecvTimeoutError::Timeout) => None,
+                Err(RecvTimeoutError::Disconnected) => {
+                    std::thread::sleep(POLL_TICK);
+                    None
+                }
+            };
             if compaction.poll(report) {
                 quiet.compacted();
+            }
+            if let Some(first) = woken {
+                let Woken { requests, .. } = Woken::take(first, &rx);
+                compaction.interrupt(report);
+                let outcome = update(report, requested_paths(&requests, Some(Vec::new())));
+                if changed(&outcome) {
+                    quiet.changed();
+                }
+                answer(requests, &outcome);
+                last_scan = std::time::Instant::now();
             }
             // A rescan cannot tell whether anything changed before it walks, so it waits
             // for a running compaction instead of cancelling it every interval.
             if last_scan.elapsed() >= options.poll_interval && !compaction.running() {
                 last_scan = std::time::Instant::now();
-                if update(report, None) {
+                if changed(&update(report, None)) {
                     quiet.changed();
                 }
             }
@@ -253,18 +289,18 @@ pub fn watch(
         // Everything already queued belongs to the same update; so does the rest of a
         // storm (a branch switch, a build writing many files): after a large batch, wait
         // for a quiet spell so it becomes one update instead of many.
-        let mut pending = vec![first];
-        pending.extend(rx.try_iter());
+        let mut woken = Woken::take(first, &rx);
         let storm_started = std::time::Instant::now();
-        while batch_size(&pending) >= STORM_PATHS && storm_started.elapsed() < STORM_WAIT_MAX {
+        while batch_size(&woken.events) >= STORM_PATHS && storm_started.elapsed() < STORM_WAIT_MAX {
             match rx.recv_timeout(STORM_QUIET) {
-                Ok(more) => {
-                    pending.push(more);
-                    pending.extend(rx.try_iter());
-                }
+                Ok(more) => woken.add(more, &rx),
                 Err(_) => break,
             }
         }
+        let Woken {
+            events: pending,
+            requests,
+        } = woken;
         // The paths events named, as a hint; a rescan walks the whole tree instead.
         let mut relevant = false;
         let mut paths = Some(Vec::new());
@@ -294,6 +330,12 @@ pub fn watch(
                 }
             }
         }
+        // A caller's request is an update too, of what it names or else the whole tree.
+        let relevant = relevant || !requests.is_empty();
+        let paths = match requests.is_empty() {
+            true => paths,
+            false => requested_paths(&requests, paths),
+        };
         if relevant {
             match &paths {
                 Some(p) => crate::trace::note(format_args!(
@@ -306,13 +348,68 @@ pub fn watch(
             // The change goes first: a compaction under way is cancelled (and tried
             // again at the next quiet spell) rather than waited for.
             compaction.interrupt(report);
-            update(report, paths);
+            let outcome = update(report, paths);
             quiet.changed();
+            answer(requests, &outcome);
         }
     }
     compaction.interrupt(report);
     debouncer.stop();
     Ok(())
+}
+
+/// What wakes the loop: the file watcher's events, or another process's request for an
+/// update (`handoff.rs`).
+enum Wake {
+    Events(DebounceEventResult),
+    Update(UpdateRequest),
+}
+
+/// What woke the loop, and everything queued behind it: one update serves them all.
+struct Woken {
+    events: Vec<DebounceEventResult>,
+    requests: Vec<UpdateRequest>,
+}
+
+impl Woken {
+    fn take(first: Wake, rx: &Receiver<Wake>) -> Woken {
+        let mut woken = Woken {
+            events: Vec::new(),
+            requests: Vec::new(),
+        };
+        woken.add(first, rx);
+        woken
+    }
+
+    /// Adds `wake` and whatever is queued behind it.
+    fn add(&mut self, wake: Wake, rx: &Receiver<Wake>) {
+        for wake in std::iter::once(wake).chain(rx.try_iter()) {
+            match wake {
+                Wake::Events(events) => self.events.push(events),
+                Wake::Update(request) => self.requests.push(request),
+            }
+        }
+    }
+}
+
+/// The paths an update for `requests` (and the events' `paths`, `None` for a walk) looks
+/// at: those every request names, else the whole tree.
+fn requested_paths(
+    requests: &[UpdateRequest],
+    paths: Option<Vec<PathBuf>>,
+) -> Option<Vec<PathBuf>> {
+    let mut paths = paths?;
+    for request in requests {
+        paths.extend(request.changed.as_ref()?.iter().cloned());
+    }
+    Some(paths)
+}
+
+/// Sends each request the update's outcome.
+fn answer(requests: Vec<UpdateRequest>, outcome: &std::result::Result<BuildSummary, String>) {
+    for request in requests {
+        let _ = request.reply.send(outcome.clone());
+    }
 }
 
 /// A compaction running beside the loop (see [`WatchOptions::fold`]): the patches
@@ -461,6 +558,9 @@ impl Quiet {
         now
     }
 }
+
+/// How often a polling loop looks at the time, its compaction and its stop flag.
+const POLL_TICK: Duration = Duration::from_millis(100);
 
 /// A batch naming this many paths is taken as the start of a storm.
 const STORM_PATHS: usize = 64;
