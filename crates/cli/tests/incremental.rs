@@ -715,6 +715,26 @@ fn a_file_emptied_by_a_patch_does_not_collide_with_later_fresh_ids() {
     assert_equals_fresh(root);
 }
 
+/// Builds `root` with its declarations and tables held between updates (as `watch`
+/// holds them), then writes each step's file and updates: each update must be a patch
+/// and equal a fresh index.
+fn held_patches_equal_fresh(root: &Path, steps: &[(&str, String)]) {
+    let held = BuildOptions {
+        resident: Some(ResidentDeclarations::new()),
+        ..options(false)
+    };
+    build_index(root, &held, &|_| {}).expect("first build");
+    for (path, text) in steps {
+        std::fs::write(root.join(path), text).expect("write");
+        let summary = build_index(root, &held, &|_| {}).expect("update");
+        assert!(
+            summary.patched,
+            "{path}: not a patch, the case is not exercised"
+        );
+        assert_equals_fresh(root);
+    }
+}
+
 /// Interface patches with the resolver's tables held between them, as `watch` holds
 /// them: a file that gains a definition stays within the room its ids have, one that
 /// gains many outgrows it (the tables are made again), names vanish and come back; each
@@ -724,17 +744,10 @@ fn a_file_emptied_by_a_patch_does_not_collide_with_later_fresh_ids() {
 fn held_tables_follow_files_that_grow_past_their_room_and_shrink() {
     let repo = tempfile::tempdir().expect("tempdir");
     let root = repo.path();
-    let write = |path: &str, text: &str| std::fs::write(root.join(path), text).expect("write");
     three_modules(
         root,
         "pub fn uses() { crate::a::one(); crate::b::two(); crate::b::three(); }\n",
     );
-    let resident = ResidentDeclarations::new();
-    let held = BuildOptions {
-        resident: Some(resident.clone()),
-        ..options(false)
-    };
-    build_index(root, &held, &|_| {}).expect("first build");
     let many: String = (0..12)
         .map(|i| format!("pub fn many_{i}() {{}}\n"))
         .collect();
@@ -748,15 +761,7 @@ fn held_tables_follow_files_that_grow_past_their_room_and_shrink() {
         ),
         ("src/a.rs", "pub fn one() {}\n".to_owned()),
     ];
-    for (path, text) in steps {
-        write(path, &text);
-        let summary = build_index(root, &held, &|_| {}).expect("update");
-        assert!(
-            summary.patched,
-            "{path}: not a patch, the case is not exercised"
-        );
-        assert_equals_fresh(root);
-    }
+    held_patches_equal_fresh(root, &steps);
 }
 
 /// Held tables keep the type index and bring it up to date by the files that changed:
@@ -809,12 +814,6 @@ fn a_held_type_index_follows_member_trait_and_deref_edits() {
         )
     };
     write("src/wrap.rs", &wrap("Square"));
-    let resident = ResidentDeclarations::new();
-    let held = BuildOptions {
-        resident: Some(resident.clone()),
-        ..options(false)
-    };
-    build_index(root, &held, &|_| {}).expect("first build");
     let perimeter = "    fn perimeter(&self) -> u32 { 0 }\n";
     let steps = [
         (
@@ -840,15 +839,7 @@ fn a_held_type_index_follows_member_trait_and_deref_edits() {
         ),
         ("src/shapes.rs", shapes("", "area", "")),
     ];
-    for (path, text) in steps {
-        write(path, &text);
-        let summary = build_index(root, &held, &|_| {}).expect("update");
-        assert!(
-            summary.patched,
-            "{path}: not a patch, the case is not exercised"
-        );
-        assert_equals_fresh(root);
-    }
+    held_patches_equal_fresh(root, &steps);
 }
 
 /// More edited files than a patch takes, after an earlier patch: the update resolves in

@@ -40,6 +40,9 @@ const REQUEST_WAIT: Duration = Duration::from_secs(2);
 /// The longest request line read (a list of changed paths).
 const REQUEST_LIMIT: u64 = 1 << 20;
 
+/// The longest reply read (a summary lists at most 1,000 changed and 1,000 skipped files).
+const REPLY_LIMIT: u64 = 16 << 20;
+
 /// What a caller asks for.
 #[derive(Debug, Serialize, Deserialize)]
 struct Request {
@@ -92,7 +95,7 @@ fn ask(dir: &Path, request: &Request) -> std::result::Result<HandedOff, String> 
         .and_then(|()| writeln!(stream, "{line}"))
         .map_err(|e| format!("the watcher took no request ({e})"))?;
     let mut reply = String::new();
-    BufReader::new(stream)
+    BufReader::new(stream.take(REPLY_LIMIT))
         .read_line(&mut reply)
         .map_err(|e| format!("no reply from the watcher ({e})"))?;
     match serde_json::from_str(&reply) {
