@@ -551,6 +551,15 @@ pub fn status(out: &mut Out, s: &Status) -> anyhow::Result<()> {
         megabytes(s.index_bytes),
         megabytes(s.source_bytes)
     )?;
+    if s.watched {
+        let pid = s
+            .watcher_pid
+            .map_or(String::new(), |pid| format!(" (pid {pid})"));
+        writeln!(
+            out.stream,
+            "watched: a running `mcursor watch`{pid} keeps it current and makes the updates `mcursor index` asks for"
+        )?;
+    }
     if s.current {
         writeln!(
             out.stream,

@@ -263,6 +263,17 @@ fn an_index_beside_a_watch_is_made_by_the_watcher_and_here_without_one() {
     assert!(socket.exists(), "the watcher listens");
     let pid = watcher.child.id();
     let config = root.join("src/config.rs");
+    let status_of = |args: &[&str]| {
+        let output = mcursor_command(root, &[args, &["status"]].concat())
+            .output()
+            .expect("status");
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let watched: serde_json::Value =
+        serde_json::from_str(&status_of(&["--json"])).expect("status --json");
+    assert_eq!(watched["watched"], true, "{watched}");
+    assert_eq!(watched["watcher_pid"], pid, "{watched}");
+    assert!(status_of(&[]).contains(&format!("watched: a running `mcursor watch` (pid {pid})")));
 
     // Once `index` returns, the edit is in the index, whichever update took it in.
     append(&config, "\npub fn handed_to_the_watcher() {}\n");
@@ -288,6 +299,7 @@ fn an_index_beside_a_watch_is_made_by_the_watcher_and_here_without_one() {
     let status = watcher.interrupt();
     assert!(status.success(), "{status:?}");
     assert!(!socket.exists(), "the socket is removed on exit");
+    assert!(!status_of(&[]).contains("watched:"), "{}", status_of(&[]));
     // A socket left by a watcher that was killed: nobody answers, the update runs here.
     drop(std::os::unix::net::UnixListener::bind(&socket).expect("a stale socket"));
     append(&config, "\npub fn after_the_watcher() {}\n");

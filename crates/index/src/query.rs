@@ -300,6 +300,11 @@ pub struct Status {
     pub deleted: Vec<String>,
     /// Files moved with their content unchanged (`from` is the indexed path).
     pub renamed: Vec<ChangedFile>,
+    /// A running `mcursor watch` keeps this index current (and makes the updates
+    /// `mcursor index` asks for).
+    pub watched: bool,
+    /// That watcher's process id, when it could be read.
+    pub watcher_pid: Option<u32>,
 }
 
 /// How many files with syntax errors `mcursor status` and `index --json` name (each is
@@ -1510,6 +1515,7 @@ impl Index {
             *files_per_lang.entry(lang.to_owned()).or_insert(0) += 1;
         }
         let changes = crate::build::changes_since(self);
+        let watcher = crate::fresh::live_watcher(&self.dir);
         let of_kind = |kind: Change| -> Vec<String> {
             changes
                 .iter()
@@ -1542,6 +1548,8 @@ impl Index {
             added,
             deleted,
             renamed,
+            watched: watcher.is_some(),
+            watcher_pid: watcher.flatten(),
         }
     }
 }

@@ -759,13 +759,18 @@ fn search_code(index: &Index, query: &SearchQuery, window: Window) -> Result<Ans
 fn index_status(index: &Index) -> Result<Answer, ToolError> {
     let status = index.status();
     let text = format!(
-        "index of {} (generation {}): {} files, {} symbols, {} references; {}",
+        "index of {} (generation {}): {} files, {} symbols, {} references; {}{}",
         mcursor_index::escape_controls(&status.root.display().to_string()),
         status.generation,
         status.files,
         status.symbols,
         status.references,
-        if status.current { "current" } else { "stale" }
+        if status.current { "current" } else { "stale" },
+        if status.watched {
+            " (kept current by a running `mcursor watch`)"
+        } else {
+            ""
+        }
     );
     // A struct of strings and numbers always serializes.
     let structured =
