@@ -737,10 +737,17 @@ fn index(cwd: &Path, args: &IndexArgs, out: &mut Out) -> Result<Found> {
     };
     // A running `mcursor watch` makes the update when asked to do what it does anyway
     // (its declarations and tables are in memory; loading them is most of an update
-    // here). A flag it was not started with, `--full` or `--no-wait` keep it here.
+    // here). `--full`, `--no-wait` or any build flag keep it here (the watcher would
+    // update with its own).
     let handed = (!args.full && !args.no_wait && args.build.are_defaults())
         .then(|| {
-            mcursor_index::update_by_watcher(&root.join(INDEX_DIR), options.changed_paths.clone())
+            bar.set_message("asking `mcursor watch`");
+            let handed = mcursor_index::update_by_watcher(
+                &root.join(INDEX_DIR),
+                options.changed_paths.clone(),
+            );
+            bar.set_message("walking");
+            handed
         })
         .flatten();
     let watcher_pid = handed.as_ref().map(|handed| handed.watcher_pid);
