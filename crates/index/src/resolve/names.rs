@@ -207,6 +207,43 @@ impl NameTable {
         self.bits = bits;
     }
 
+    /// The radix table brought up to date in place after groups whose top hash bits are
+    /// `inserted` were added and `removed` left: each slot after such a group's counts it
+    /// one more or one less, a pass over the slots from the first change instead of a
+    /// walk of every group (most of an update's time on a tree of 1.6 M definitions). As
+    /// made afresh unless the slots' width changes with the count of groups.
+    fn shift_radix(&mut self, inserted: &[u64], removed: &[u64]) {
+        let bits = (usize::BITS - self.groups.len().leading_zeros()).clamp(1, 24);
+        if bits != self.bits || self.radix.len() != (1usize << bits) + 1 {
+            self.index_radix();
+            return;
+        }
+        let slot_of = |high: u64| (high >> (64 - bits)) as usize;
+        let mut changes: Vec<(usize, i64)> = inserted
+            .iter()
+            .map(|&h| (slot_of(h), 1))
+            .chain(removed.iter().map(|&h| (slot_of(h), -1)))
+            .collect();
+        changes.sort_unstable();
+        let Some(&(first, _)) = changes.first() else {
+            return;
+        };
+        let mut changes = changes.into_iter().peekable();
+        let mut delta = 0i64;
+        for (slot, entry) in self.radix.iter_mut().enumerate().skip(first + 1) {
+            while let Some((_, change)) = changes.next_if(|&(at, _)| at < slot) {
+                delta += change;
+            }
+            *entry = (i64::from(*entry) + delta) as u32;
+        }
+        #[cfg(debug_assertions)]
+        {
+            let shifted = self.radix.clone();
+            self.index_radix();
+            assert_eq!(shifted, self.radix, "radix table shifted in place");
+        }
+    }
+
     /// Brings the table to symbols `0..count`: those in `gone` (sorted, disjoint ranges)
     /// lose their names and those of `added` (each `(key(name, sid), name)`, any order)
     /// join; a name no symbol bears any more keeps its id, a new name takes the next
@@ -246,6 +283,8 @@ impl NameTable {
         added.sort_unstable_by_key(|&(key, _)| key);
         // New names: (top hash bits, id, symbols ascending), in hash order.
         let mut fresh: Vec<(u64, u32, Vec<u32>)> = Vec::new();
+        // The top hash bits of the groups added and of those left empty.
+        let mut removed: Vec<u64> = Vec::new();
         let mut last_fresh: Option<u128> = None;
         for &(key, name) in &added {
             let sid = symbol(key);
@@ -266,6 +305,7 @@ impl NameTable {
             }
         }
         let named_anew = !fresh.is_empty();
+        let inserted: Vec<u64> = fresh.iter().map(|f| f.0).collect();
         // Within one top-bits value the order does not matter (a lookup compares names).
         fresh.sort_by_key(|f| f.0);
         let mut touched: Vec<(u32, Vec<u32>)> = touched.into_iter().collect();
@@ -337,6 +377,8 @@ impl NameTable {
                     start: start as u32,
                 });
                 highs.push(old_highs[g]);
+            } else {
+                removed.push(old_highs[g]);
             }
             g += 1;
         }
@@ -356,7 +398,7 @@ impl NameTable {
             highs: old_highs,
             symbols: old_symbols,
         };
-        self.index_radix();
+        self.shift_radix(&inserted, &removed);
         self.symbol_name.resize(count as usize, NONE);
         for &(key, name) in &added {
             if let Some(g) = self.group(name) {
