@@ -332,10 +332,7 @@ pub fn watch(
         }
         // A caller's request is an update too, of what it names or else the whole tree.
         let relevant = relevant || !requests.is_empty();
-        let paths = match requests.is_empty() {
-            true => paths,
-            false => requested_paths(&requests, paths),
-        };
+        let paths = requested_paths(&requests, paths);
         if relevant {
             match &paths {
                 Some(p) => crate::trace::note(format_args!(
@@ -392,8 +389,8 @@ impl Woken {
     }
 }
 
-/// The paths an update for `requests` (and the events' `paths`, `None` for a walk) looks
-/// at: those every request names, else the whole tree.
+/// The paths an update for the events' `paths` (`None`: a walk) and `requests` looks at:
+/// those and what every request names, or the whole tree when one names none.
 fn requested_paths(
     requests: &[UpdateRequest],
     paths: Option<Vec<PathBuf>>,
