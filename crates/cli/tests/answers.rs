@@ -5,20 +5,9 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{fixture, index, mcursor, stderr, stdout};
+use common::{append, fixture, index, mcursor, stderr, stdout};
 
 const STALE: &str = "the index is behind the tree";
-
-fn append(path: &Path, text: &str) {
-    use std::io::Write;
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("open for append");
-    file.write_all(text.as_bytes()).expect("append");
-}
 
 #[test]
 fn a_query_on_a_stale_index_says_so_until_it_is_updated() {

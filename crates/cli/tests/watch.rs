@@ -10,7 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
-use common::{copy_tree, fixture, mcursor_command, stderr};
+use common::{append, copy_tree, fixture, mcursor, mcursor_command, stderr, stdout};
 use mcursor_index::{
     BuildOptions, FindQuery, FoldPolicy, Index, WatchEvent, WatchOptions, build_index,
 };
@@ -239,19 +239,9 @@ fn watch_converges_after_a_checkout_of_a_thousand_files() {
 
 /// `mcursor --json index ARGS` in `root`, its output parsed.
 fn index_json(root: &Path, args: &[&str]) -> serde_json::Value {
-    let output = mcursor_command(root, &[&["--json", "index"], args].concat())
-        .output()
-        .expect("run index");
+    let output = mcursor(root, &[&["--json", "index"], args].concat());
     assert!(output.status.success(), "{}", stderr(&output));
     serde_json::from_slice(&output.stdout).expect("index --json")
-}
-
-fn append(path: &Path, text: &str) {
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .open(path)
-        .expect("open");
-    file.write_all(text.as_bytes()).expect("append");
 }
 
 #[test]
@@ -263,12 +253,7 @@ fn an_index_beside_a_watch_is_made_by_the_watcher_and_here_without_one() {
     assert!(socket.exists(), "the watcher listens");
     let pid = watcher.child.id();
     let config = root.join("src/config.rs");
-    let status_of = |args: &[&str]| {
-        let output = mcursor_command(root, &[args, &["status"]].concat())
-            .output()
-            .expect("status");
-        String::from_utf8_lossy(&output.stdout).into_owned()
-    };
+    let status_of = |args: &[&str]| stdout(&mcursor(root, &[args, &["status"]].concat()));
     let watched: serde_json::Value =
         serde_json::from_str(&status_of(&["--json"])).expect("status --json");
     assert_eq!(watched["watched"], true, "{watched}");
@@ -289,12 +274,8 @@ fn an_index_beside_a_watch_is_made_by_the_watcher_and_here_without_one() {
     let summary = index_json(root, &["--full"]);
     assert!(summary.get("updated_by_watcher").is_none(), "{summary}");
     assert!(defined(root, "rebuilt_here"));
-    let text = mcursor_command(root, &["index"]).output().expect("index");
-    assert!(
-        String::from_utf8_lossy(&text.stdout).contains("by the running `mcursor watch`"),
-        "{}",
-        String::from_utf8_lossy(&text.stdout)
-    );
+    let text = stdout(&mcursor(root, &["index"]));
+    assert!(text.contains("by the running `mcursor watch`"), "{text}");
 
     let status = watcher.interrupt();
     assert!(status.success(), "{status:?}");

@@ -48,6 +48,16 @@ pub fn mcursor(dir: &Path, args: &[&str]) -> Output {
     mcursor_command(dir, args).output().expect("run mcursor")
 }
 
+/// Appends `text` to the file at `path`.
+pub fn append(path: &Path, text: &str) {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open for append");
+    file.write_all(text.as_bytes()).expect("append");
+}
+
 pub fn stdout(output: &Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -83,6 +83,13 @@ impl KeptTables {
     }
 }
 
+/// Whether `id` lies in one of `ranges` (sorted and disjoint, as the ids of files in
+/// file order are).
+pub(super) fn in_ranges(ranges: &[std::ops::Range<u32>], id: u32) -> bool {
+    let at = ranges.partition_point(|r| r.end <= id);
+    ranges.get(at).is_some_and(|r| r.contains(&id))
+}
+
 /// The ids of a whole store: file `f`'s definitions `starts[f]..starts[f + 1]`, back to
 /// back in file order.
 pub(super) fn packed(counts: &[u32]) -> Vec<u32> {

@@ -1135,7 +1135,7 @@ pub(crate) fn resolve_some<'a>(
     }
     // A path table is sized for every Rust definition only when none is kept to adopt.
     let size_paths = update.is_none();
-    let kept_scopes = update
+    let kept_modules = update
         .as_mut()
         .map(|(kept, changed)| (std::mem::take(&mut kept.rust_modules), &changed[..]));
     let mut tables = Tables {
@@ -1149,7 +1149,7 @@ pub(crate) fn resolve_some<'a>(
             .enumerate()
             .map(|(i, f)| (f.row.path.as_str(), i as u32))
             .collect(),
-        rust: rust::RustTables::new(files, size_paths, kept_scopes),
+        rust: rust::RustTables::new(files, size_paths, kept_modules),
         // Kept exports are written again for the changed files only.
         ecma: match &mut update {
             Some((kept, changed)) => {

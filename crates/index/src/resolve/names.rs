@@ -257,10 +257,7 @@ impl NameTable {
         added: &[(u128, &str)],
         count: u32,
     ) {
-        let in_gone = |sid: u32| {
-            let at = gone.partition_point(|r| r.end <= sid);
-            gone.get(at).is_some_and(|r| r.contains(&sid))
-        };
+        let in_gone = |sid: u32| super::kept::in_ranges(gone, sid);
         // The groups that lose or gain symbols, by position, with what they gain.
         let mut touched: HashMap<u32, Vec<u32>> = HashMap::default();
         for range in gone {

@@ -336,6 +336,41 @@ impl PartChange {
     }
 }
 
+/// Lists of members kept in file order (a file's are one block, found by its ids): each
+/// loses its members in `ranges` (sorted; `dropped` hears its key and how many left),
+/// lists left empty go, and each of `blocks` (a file's first id and its `(key, member)`
+/// entries, in order) joins its key's list at its file's place.
+fn replace_file_blocks<K: std::hash::Hash + Eq>(
+    lists: &mut HashMap<K, Vec<u32>>,
+    ranges: &[std::ops::Range<u32>],
+    blocks: Vec<(u32, Vec<(K, u32)>)>,
+    mut dropped: impl FnMut(&K, u32),
+) {
+    if ranges.is_empty() {
+        return;
+    }
+    lists.retain(|key, list| {
+        let before = list.len();
+        list.retain(|&m| !super::kept::in_ranges(ranges, m));
+        let left = (before - list.len()) as u32;
+        if left > 0 {
+            dropped(key, left);
+        }
+        !list.is_empty()
+    });
+    for (start, entries) in blocks {
+        let mut block: HashMap<K, Vec<u32>> = HashMap::default();
+        for (key, member) in entries {
+            block.entry(key).or_default().push(member);
+        }
+        for (key, members) in block {
+            let list = lists.entry(key).or_default();
+            let at = list.partition_point(|&m| m < start);
+            list.splice(at..at, members);
+        }
+    }
+}
+
 /// Adds `fid` to a list of files kept ascending.
 fn add_file(files: &mut Vec<u32>, fid: u32) {
     if let Err(at) = files.binary_search(&fid) {
@@ -401,10 +436,7 @@ impl KeptTypes {
 
     /// Whether file `fid`'s heads name a symbol of `gone` (sorted, disjoint id ranges).
     fn names_gone(&self, fid: usize, gone: &[std::ops::Range<u32>]) -> bool {
-        let is_gone = |sid: u32| {
-            let at = gone.partition_point(|r| r.end <= sid);
-            gone.get(at).is_some_and(|r| r.contains(&sid))
-        };
+        let is_gone = |sid: u32| super::kept::in_ranges(gone, sid);
         self.heads.get(fid).is_none_or(|heads| {
             heads.iter().any(|head| {
                 head.self_type.mentions(&is_gone)
@@ -746,74 +778,56 @@ impl TypeIndex {
         }
         self.fold_runs_when_many();
         // Outside and blanket members: lists in file order, so a file's entries are one
-        // block, which its ids' range finds.
+        // block, which its ids' range finds (`changes` are in file order).
         let outside: Vec<&PartChange> = changes
             .iter()
             .filter(|c| c.changed(|p| &p.outside_members, parts))
             .collect();
-        if !outside.is_empty() {
-            let ranges: Vec<std::ops::Range<u32>> = outside.iter().map(|c| ids(c.fid)).collect();
-            let in_ranges = |sid: u32| ranges.iter().any(|r| r.contains(&sid));
-            let names = &mut self.outside_member_names;
-            self.outside_members.retain(|(_, name), list| {
-                let before = list.len();
-                list.retain(|&m| !in_ranges(m));
-                let left = (before - list.len()) as u32;
-                if left > 0 {
-                    touched.insert(*name);
-                    if let Some(count) = names.get_mut(name) {
-                        *count -= left.min(*count);
-                    }
-                }
-                !list.is_empty()
+        let names = &mut self.outside_member_names;
+        let blocks = outside.iter().map(|change| {
+            let members = parts[change.fid as usize].outside_members.iter();
+            let block = members.map(|(name, member)| {
+                let id = t.name_id_of(*member);
+                touched.insert(id);
+                *names.entry(id).or_default() += 1;
+                ((name.clone(), id), *member)
             });
-            names.retain(|_, count| *count > 0);
-            for change in &outside {
-                let start = t.file_base[change.fid as usize];
-                let mut block: HashMap<(String, u32), Vec<u32>> = HashMap::default();
-                for (name, member) in &parts[change.fid as usize].outside_members {
-                    let id = t.name_id_of(*member);
-                    touched.insert(id);
-                    *self.outside_member_names.entry(id).or_default() += 1;
-                    block.entry((name.clone(), id)).or_default().push(*member);
+            (t.file_base[change.fid as usize], block.collect::<Vec<_>>())
+        });
+        let blocks: Vec<_> = blocks.collect();
+        let ranges: Vec<std::ops::Range<u32>> = outside.iter().map(|c| ids(c.fid)).collect();
+        replace_file_blocks(
+            &mut self.outside_members,
+            &ranges,
+            blocks,
+            |(_, name), left| {
+                touched.insert(*name);
+                if let Some(count) = names.get_mut(name) {
+                    *count -= left.min(*count);
                 }
-                for (key, members) in block {
-                    let list = self.outside_members.entry(key).or_default();
-                    let at = list.partition_point(|&m| m < start);
-                    list.splice(at..at, members);
-                }
-            }
-        }
+            },
+        );
+        names.retain(|_, count| *count > 0);
         let blanket: Vec<&PartChange> = changes
             .iter()
             .filter(|c| c.changed(|p| &p.blanket_members, parts))
             .collect();
-        if !blanket.is_empty() {
-            let ranges: Vec<std::ops::Range<u32>> = blanket.iter().map(|c| ids(c.fid)).collect();
-            let in_ranges = |sid: u32| ranges.iter().any(|r| r.contains(&sid));
-            self.blanket_members.retain(|name, list| {
-                let before = list.len();
-                list.retain(|&m| !in_ranges(m));
-                if list.len() < before {
-                    touched.insert(*name);
-                }
-                !list.is_empty()
-            });
-            for change in &blanket {
-                let start = t.file_base[change.fid as usize];
-                let mut block: HashMap<u32, Vec<u32>> = HashMap::default();
-                for &member in &parts[change.fid as usize].blanket_members {
+        let blocks: Vec<_> = blanket
+            .iter()
+            .map(|change| {
+                let members = parts[change.fid as usize].blanket_members.iter();
+                let block = members.map(|&member| {
                     let id = t.name_id_of(member);
                     touched.insert(id);
-                    block.entry(id).or_default().push(member);
-                }
-                for (id, members) in block {
-                    let list = self.blanket_members.entry(id).or_default();
-                    let at = list.partition_point(|&m| m < start);
-                    list.splice(at..at, members);
-                }
-            }
-        }
+                    (id, member)
+                });
+                (t.file_base[change.fid as usize], block.collect::<Vec<_>>())
+            })
+            .collect();
+        let ranges: Vec<std::ops::Range<u32>> = blanket.iter().map(|c| ids(c.fid)).collect();
+        replace_file_blocks(&mut self.blanket_members, &ranges, blocks, |name, _| {
+            touched.insert(*name);
+        });
         // Supertypes and deref targets: each type's are made again from the files that
         // give it any.
         let mut structure_changed = deref_evaluated;
@@ -917,11 +931,9 @@ impl TypeIndex {
                 .map(|c| ids(c.fid))
                 .collect();
             again.sort_unstable_by_key(|r| r.start);
-            let in_again = |sid: u32| {
-                let at = again.partition_point(|r| r.end <= sid);
-                again.get(at).is_some_and(|r| r.contains(&sid))
+            let redo = |member: u32| {
+                super::kept::in_ranges(&again, member) || touched.contains(&t.name_id_of(member))
             };
-            let redo = |member: u32| in_again(member) || touched.contains(&t.name_id_of(member));
             if again.is_empty() && touched.is_empty() {
                 return;
             }
@@ -1010,24 +1022,10 @@ impl TypeIndex {
     }
 
     fn members_named(&self, ty: u32, name_id: u32) -> &[u32] {
-        if let Some(run) = self.changed_runs.get(&ty) {
-            let first = run.names.partition_point(|&n| n < name_id);
-            let last = run.names.partition_point(|&n| n <= name_id);
-            return &run.members[first..last];
-        }
-        let (Some(&start), Some(&end)) = (
-            self.type_members.get(ty as usize),
-            self.type_members.get(ty as usize + 1),
-        ) else {
-            return &[];
-        };
-        let (start, end) = (start as usize, end as usize);
-        let Some(names) = self.member_names.get(start..end) else {
-            return &[];
-        };
+        let (names, members) = self.run(ty);
         let first = names.partition_point(|&n| n < name_id);
         let last = names.partition_point(|&n| n <= name_id);
-        &self.member_lists[start + first..start + last]
+        members.get(first..last).unwrap_or(&[])
     }
 
     /// Looks `name` up on `ty`, its supertypes and blanket impls (read-only tables, so
