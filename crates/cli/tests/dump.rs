@@ -94,9 +94,24 @@ fn sizes_account_for_the_index_directory() {
         "  refs",
         "  compressed blocks",
         "facts.bin",
+        "  declarations",
+        "  texts and outcomes",
+        "  references",
+        "  framing",
     ] {
         assert!(bytes_of(part).is_some_and(|b| b > 0), "no {part}:\n{text}");
     }
+    // The facts cache's parts add up to the file.
+    let facts_parts: u64 = [
+        "  declarations",
+        "  texts and outcomes",
+        "  references",
+        "  framing",
+    ]
+    .iter()
+    .filter_map(|part| bytes_of(part))
+    .sum();
+    assert_eq!(Some(facts_parts), bytes_of("facts.bin"), "{text}");
     let files: u64 = lines
         .iter()
         .filter(|(name, _)| !name.starts_with(' ') && *name != "in all")

@@ -1392,14 +1392,24 @@ fn prepare_patch(
                     return Err(why("language or package name changed"));
                 }
                 let start = info.symbols.start;
-                let (symbols, refs) = match (&parsed.facts, &old.facts) {
-                    (None, None) => (Vec::new(), Vec::new()),
-                    (Some(new), Some(previous)) if new.interface_eq(previous) => (
-                        new.symbol_rows(fid, start, &name_id, &prefix_of)
-                            .ok_or_else(|| why("a symbol without its name"))?,
-                        rows_from_memo(new, &memo, fid, start, &target_name, &name_id)
-                            .ok_or_else(|| why("a use the memo does not know"))?,
-                    ),
+                let (symbols, refs, memo) = match (&parsed.facts, &old.facts) {
+                    (None, None) => (Vec::new(), Vec::new(), memo),
+                    (Some(new), Some(previous)) if new.interface_eq(previous) => {
+                        let symbols = new
+                            .symbol_rows(fid, start, &name_id, &prefix_of)
+                            .ok_or_else(|| why("a symbol without its name"))?;
+                        let (refs, memo) = rows_from_memo(
+                            new,
+                            previous,
+                            &memo,
+                            fid,
+                            start,
+                            &target_name,
+                            &name_id,
+                        )
+                        .ok_or_else(|| why("a use the memo does not know"))?;
+                        (symbols, refs, memo)
+                    }
                     _ => return Err(why("its interface changed")),
                 };
                 if symbols.len() != info.symbols.len() {

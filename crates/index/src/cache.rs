@@ -47,9 +47,10 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// uses after everything else; 5: the uses compressed apart; 6: the references packed
 /// apart, every block's length stored; 7: `NONE` ids and lines packed small; 8: the
 /// definitions' texts packed apart, inside the uses; 9: a definition's texts and type
-/// lists each found by one offset; 10: a directory of the entries by path hash); a
-/// cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 10;
+/// lists each found by one offset; 10: a directory of the entries by path hash; 11: the
+/// outcomes of the uses without their keys, which the facts give again); a cache of
+/// another layout is ignored.
+const LAYOUT_VERSION: u32 = 11;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -113,14 +114,14 @@ struct EntryUsesRef<'a> {
 /// How a file's uses and named imports resolved (its memo but the heads), as written.
 #[derive(Serialize)]
 struct OutcomesRef<'a> {
-    uses: &'a [(u64, Outcome)],
+    uses: &'a [Outcome],
     imports: &'a [Outcome],
 }
 
 /// [`OutcomesRef`] as read back.
 #[derive(Deserialize, Default)]
 struct Outcomes {
-    uses: Vec<(u64, Outcome)>,
+    uses: Vec<Outcome>,
     imports: Vec<Outcome>,
 }
 
@@ -426,6 +427,42 @@ fn directory(bytes: &[u8], entries_start: usize, count: u64) -> Option<&[u8]> {
     (xxhash_rust::xxh3::xxh3_64(directory) == checksum).then_some(directory)
 }
 
+/// Where a cache file's bytes go, by part of its entries (as stored: compressed), for
+/// `mcursor debug sizes`; `None` for a file that is missing, foreign or damaged.
+pub(crate) struct PartSizes {
+    /// The entries' paths, lengths and checksums, the header, the directory.
+    pub framing: u64,
+    /// The head blocks: each file's record, declarations and container heads.
+    pub declarations: u64,
+    /// The uses blocks: the definitions' texts and how the uses resolved.
+    pub texts_and_outcomes: u64,
+    /// The packed references.
+    pub references: u64,
+}
+
+pub(crate) fn part_sizes(path: &Path) -> Option<PartSizes> {
+    let file = std::fs::File::open(path).ok()?;
+    let bytes = crate::store::map_file(&file).ok()?;
+    let mut sizes = PartSizes {
+        framing: 0,
+        declarations: 0,
+        texts_and_outcomes: 0,
+        references: 0,
+    };
+    for (_, slice) in entry_slices(&bytes, None)? {
+        let (_, path_len) = path_prefix(slice)?;
+        let (head, rest) = length_prefixed(&slice[path_len..])?;
+        let (uses, rest) = length_prefixed(rest)?;
+        let (references, _) = length_prefixed(rest)?;
+        sizes.declarations += head.len() as u64;
+        sizes.texts_and_outcomes += uses.len() as u64;
+        sizes.references += references.len() as u64;
+    }
+    let parts = sizes.declarations + sizes.texts_and_outcomes + sizes.references;
+    sizes.framing = (bytes.len() as u64).saturating_sub(parts);
+    Some(sizes)
+}
+
 /// Decodes the entries (only those of `only`, when given), in the order they are stored.
 fn decode(bytes: &[u8], only: Option<&HashSet<&str>>, part: Part) -> Option<Vec<CacheEntry>> {
     entry_slices(bytes, only)?
@@ -672,7 +709,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let written = [parsed("a.rs"), parsed("b/c.rs")];
         let memo = FileMemo {
-            uses: vec![(11, Outcome::Heuristic), (12, Outcome::Resolved(3))],
+            uses: vec![Outcome::Heuristic, Outcome::Resolved(3)],
             imports: vec![Outcome::Drop],
             heads: Vec::new(),
         };
@@ -688,7 +725,7 @@ mod tests {
         assert_eq!(
             outcomes(&a.memo),
             Some((
-                vec![(11, Outcome::Heuristic), (12, Outcome::Resolved(3))],
+                vec![Outcome::Heuristic, Outcome::Resolved(3)],
                 vec![Outcome::Drop],
                 0
             ))
@@ -720,7 +757,7 @@ mod tests {
     fn stored_entries_are_carried_into_a_patch_unchanged() {
         let dir = tempfile::tempdir().expect("tempdir");
         let memo = FileMemo {
-            uses: vec![(11, Outcome::Resolved(3))],
+            uses: vec![Outcome::Resolved(3)],
             imports: Vec::new(),
             heads: Vec::new(),
         };

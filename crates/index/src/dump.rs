@@ -16,7 +16,8 @@ use crate::{IndexError, Result, TEXT_DIR, text};
 
 impl Index {
     /// Where the index's bytes go: each store file by section (largest first) and its
-    /// compressed blocks, the facts cache and the text index, one line each (the name,
+    /// compressed blocks, the facts cache by part of its entries and the text index, one
+    /// line each (the name,
     /// then MB, then bytes; a file's parts indented under it), then the whole directory.
     pub fn sizes(&self) -> String {
         let mut out = String::new();
@@ -35,8 +36,15 @@ impl Index {
             line("  compressed blocks", file.blocks);
         }
         for name in [crate::cache::CACHE_FILE, crate::cache::PATCH_CACHE_FILE] {
-            if let Ok(meta) = std::fs::metadata(self.dir.join(name)) {
+            let path = self.dir.join(name);
+            if let Ok(meta) = std::fs::metadata(&path) {
                 line(name, meta.len());
+            }
+            if let Some(parts) = crate::cache::part_sizes(&path) {
+                line("  declarations", parts.declarations);
+                line("  texts and outcomes", parts.texts_and_outcomes);
+                line("  references", parts.references);
+                line("  framing", parts.framing);
             }
         }
         line(

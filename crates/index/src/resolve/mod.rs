@@ -500,9 +500,10 @@ impl Tables<'_> {
 /// A use's resolution context (name, qualifier, kind, receiver, the receiver's value
 /// chain, and the modules and container of the enclosing definition) as a 64-bit hash:
 /// within one file, uses with the same context resolve the same way (the resolver
-/// memoizes on it), so the key outlives the file's parse. A hash rather than the strings
-/// keeps memos small (they are held for every file during resolution and stored in the
-/// facts cache); two contexts of one file would have to collide in 64 bits to be confused.
+/// memoizes on it), so the key outlives the file's parse: it matches the uses of a new
+/// version of a file with those of the version its memo was made from. A hash rather
+/// than the strings keeps the lookup cheap; two contexts of one file would have to
+/// collide in 64 bits to be confused.
 fn use_key(facts: &CompactFacts, owners: &[u32], r: &LocalRef) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = xxhash_rust::xxh3::Xxh3::new();
@@ -553,13 +554,21 @@ fn class_level(d: &Def) -> bool {
     d.kind == SymbolKind::Function && d.container != NONE
 }
 
-/// How one file's references resolved: per use key and per import. While every file
-/// keeps its interface (see [`CompactFacts::interface_eq`]) and so the symbol layout,
-/// these outcomes stay true, and a new version of the file whose uses all have known
-/// keys gets its references from the memo instead of the global tables.
+/// How one file's references resolved: per distinct use and per import. While every
+/// file keeps its interface (see [`CompactFacts::interface_eq`]) and so the symbol
+/// layout, these outcomes stay true, and a new version of the file whose uses all have
+/// a known key ([`use_key`]) gets its references from the memo instead of the global
+/// tables.
+///
+/// A memo belongs to the facts it was made from: `uses` holds no keys, only each
+/// distinct use's outcome in the order [`DistinctUses`] numbers them, and the keys are
+/// computed again from those facts when a new version of the file needs them
+/// ([`rows_from_memo`]). The keys were 16.5 of the facts cache's 134 MB on `rustreg`
+/// (a random 64-bit hash is ten bytes as a varint), and a whole resolution made one
+/// for every distinct use though only a patch of that file reads them.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub(crate) struct FileMemo {
-    pub uses: Vec<(u64, Outcome)>,
+    pub uses: Vec<Outcome>,
     pub imports: Vec<Outcome>,
     /// What each of the file's container heads evaluated to (see [`ContainerHead`]).
     pub heads: Vec<ContainerHead>,
@@ -580,7 +589,7 @@ impl FileMemo {
             uses: self
                 .uses
                 .iter()
-                .map(|&(key, outcome)| Some((key, map(outcome)?)))
+                .map(|&outcome| map(outcome))
                 .collect::<Option<_>>()?,
             imports: self
                 .imports
@@ -596,30 +605,113 @@ impl FileMemo {
     }
 }
 
-/// The reference rows of a file from a memo of an earlier version with the same
-/// interface; `None` when a use has a key the memo lacks (resolve the whole tree then).
+/// A file's uses told apart as the resolver remembers their outcomes: by name,
+/// qualifier, kind, receiver, receiver chain and the context of the definition around
+/// them (its modules, its container by identity, the function with nested definitions
+/// around it, whether it is class-level). Numbers them in the order the references first
+/// show each, which is the order of a [`FileMemo`]'s outcomes.
+struct DistinctUses {
+    /// Each definition's context, numbered.
+    context_of: Vec<u32>,
+    seen: HashMap<(u32, u32, RefKind, bool, u32, u32), u32>,
+}
+
+impl DistinctUses {
+    fn new(facts: &CompactFacts, owners: &[u32]) -> DistinctUses {
+        let mut contexts: HashMap<(u32, u32, u32, u32, bool), u32> = HashMap::default();
+        let context_of = facts
+            .definitions
+            .iter()
+            .zip(owners)
+            .map(|(d, &owner)| {
+                let next = contexts.len() as u32;
+                *contexts
+                    .entry((
+                        d.modules,
+                        d.container,
+                        d.container_id,
+                        owner,
+                        class_level(d),
+                    ))
+                    .or_insert(next)
+            })
+            .collect();
+        DistinctUses {
+            context_of,
+            seen: HashMap::default(),
+        }
+    }
+
+    /// The number of `r`'s distinct use, and whether `r` is its first reference.
+    fn number(&mut self, r: &LocalRef) -> (usize, bool) {
+        let context = self
+            .context_of
+            .get(r.enclosing as usize)
+            .copied()
+            .unwrap_or(NONE);
+        let key = (r.name, r.qualifier, r.kind, r.receiver, r.chain, context);
+        let next = self.seen.len() as u32;
+        let number = *self.seen.entry(key).or_insert(next);
+        (number as usize, number == next)
+    }
+}
+
+/// The key ([`use_key`]) of each distinct use of `facts`, in [`DistinctUses`] order:
+/// what a memo made from these facts holds the outcomes of. `None` when the packed
+/// references do not unpack.
+fn use_keys(facts: &CompactFacts) -> Option<Vec<u64>> {
+    let owners = facts.scope_owners();
+    let mut distinct = DistinctUses::new(facts, &owners);
+    let mut keys = Vec::new();
+    for r in &facts.references()? {
+        if distinct.number(r).1 {
+            keys.push(use_key(facts, &owners, r));
+        }
+    }
+    Some(keys)
+}
+
+/// The reference rows of a file (`facts`) from the memo that `memo_facts`, an earlier
+/// version with the same interface, was resolved into, and the memo of `facts` made from
+/// it; `None` when a use has a key the memo lacks (resolve the whole tree then) or the
+/// memo does not fit `memo_facts`.
 pub(crate) fn rows_from_memo(
     facts: &CompactFacts,
+    memo_facts: &CompactFacts,
     memo: &FileMemo,
     fid: u32,
     symbol_base: u32,
     target_name: &dyn Fn(u32) -> Option<u32>,
     name_id: &dyn Fn(&str) -> Option<u32>,
-) -> Option<Vec<RefRow>> {
-    let known: HashMap<u64, Outcome> = memo.uses.iter().copied().collect();
+) -> Option<(Vec<RefRow>, FileMemo)> {
+    let keys = use_keys(memo_facts)?;
+    if keys.len() != memo.uses.len() {
+        return None;
+    }
+    let known: HashMap<u64, Outcome> = keys.into_iter().zip(memo.uses.iter().copied()).collect();
     let owners = facts.scope_owners();
+    let mut distinct = DistinctUses::new(facts, &owners);
+    let mut uses: Vec<Outcome> = Vec::new();
     let complete = std::cell::Cell::new(true);
     let mut next_import = memo.imports.iter().copied();
     let rows = emit_refs(
         facts,
         fid,
         symbol_base,
-        |r| match known.get(&use_key(facts, &owners, r)) {
-            Some(&outcome) => outcome,
-            None => {
-                complete.set(false);
-                Outcome::Drop
+        |r| {
+            let (number, first) = distinct.number(r);
+            if !first {
+                return uses[number];
             }
+            let outcome = match known.get(&use_key(facts, &owners, r)) {
+                Some(&outcome) => outcome,
+                None => {
+                    complete.set(false);
+                    Outcome::Drop
+                }
+            };
+            uses.push(outcome);
+            outcome
         },
         |_, _| match next_import.next() {
             Some(outcome) => outcome,
@@ -632,7 +724,12 @@ pub(crate) fn rows_from_memo(
         name_id,
     )?;
     // Every named import consumed exactly one outcome (the interface fixes the imports).
-    (complete.get() && next_import.next().is_none()).then_some(rows)
+    let memo = FileMemo {
+        uses,
+        imports: memo.imports.clone(),
+        heads: memo.heads.clone(),
+    };
+    (complete.get() && next_import.next().is_none()).then_some((rows, memo))
 }
 
 /// The name a named import is recorded under (`None` for globs and namespaces).
@@ -1616,37 +1713,13 @@ impl Tables<'_> {
         // The same use in the same context resolves the same way: remember outcomes by
         // (name, qualifier, kind, receiver, receiver chain, enclosing container, modules
         // and the function with nested definitions around it).
-        let owners = facts.scope_owners();
         // The container by identity, not by name: two classes of one name in a file see
         // different members.
-        let mut contexts: HashMap<(u32, u32, u32, u32, bool), u32> = HashMap::default();
-        let context_of: Vec<u32> = facts
-            .definitions
-            .iter()
-            .zip(&owners)
-            .map(|(d, &owner)| {
-                let next = contexts.len() as u32;
-                *contexts
-                    .entry((
-                        d.modules,
-                        d.container,
-                        d.container_id,
-                        owner,
-                        class_level(d),
-                    ))
-                    .or_insert(next)
-            })
-            .collect();
-        let mut outcomes: HashMap<(u32, u32, RefKind, bool, u32, u32), Outcome> =
-            HashMap::default();
+        let mut distinct = DistinctUses::new(facts, &facts.scope_owners());
         let use_outcome = |r: &LocalRef| {
-            let context = context_of
-                .get(r.enclosing as usize)
-                .copied()
-                .unwrap_or(NONE);
-            let key = (r.name, r.qualifier, r.kind, r.receiver, r.chain, context);
-            if let Some(&outcome) = outcomes.get(&key) {
-                return outcome;
+            let (number, first) = distinct.number(r);
+            if !first {
+                return memo.uses[number];
             }
             let name = facts.string(r.name);
             let at = self.place(fid, facts, r.enclosing);
@@ -1682,8 +1755,7 @@ impl Tables<'_> {
                         None => resolver.resolve_use(self, &reference),
                     }
                 };
-            outcomes.insert(key, outcome);
-            memo.uses.push((use_key(facts, &owners, r), outcome));
+            memo.uses.push(outcome);
             outcome
         };
         let mut imports = Vec::with_capacity(facts.imports.len());
@@ -1851,7 +1923,125 @@ fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{Chase, ChaseRecord, MAX_CHAIN_STEPS, fingerprint};
+    use super::{
+        Chase, ChaseRecord, CompactFacts, MAX_CHAIN_STEPS, Outcome, ParsedFile, RefRow,
+        fingerprint, resolve, rows_from_memo,
+    };
+
+    const DEFINED: &str = "pub struct S;\nimpl S { pub fn m(&self) {} }\npub fn helper() {}\n";
+    const USING: &str = "use crate::a::{helper, S};\n\
+        fn f() { helper(); let s = S; s.m(); helper(); }\n\
+        fn g() { other(); }\n";
+
+    /// What a whole resolution of `a.rs` (`DEFINED`) and `b.rs` (`using`) gives.
+    struct Resolved {
+        files: Vec<ParsedFile>,
+        /// `b.rs`'s, by place.
+        refs: Vec<RefRow>,
+        memos: Vec<super::FileMemo>,
+        /// By name id.
+        names: Vec<String>,
+    }
+
+    fn resolved(using: &str) -> Resolved {
+        let files = vec![
+            ParsedFile::rust_for_test("a.rs", DEFINED),
+            ParsedFile::rust_for_test("b.rs", using),
+        ];
+        let (data, memos) = resolve(&files, crate::store::IndexMeta::default(), &|| false);
+        let mut refs: Vec<RefRow> = data.refs.iter().copied().filter(|r| r.file == 1).collect();
+        refs.sort_by_key(|r| (r.line, r.column, r.name));
+        let names = data.names.iter().map(|n| n.to_string()).collect();
+        drop(data);
+        Resolved {
+            files,
+            refs,
+            memos,
+            names,
+        }
+    }
+
+    fn facts(files: &[ParsedFile]) -> &CompactFacts {
+        files[1].facts.as_ref().expect("b.rs has facts")
+    }
+
+    /// `b.rs`'s rows redone from the memo of the version `USING` for the version `using`,
+    /// with the memo made for it; and what a whole resolution of `using` gives.
+    fn redone(using: &str) -> (Option<(Vec<RefRow>, super::FileMemo)>, Resolved) {
+        let before = resolved(USING);
+        let after = resolved(using);
+        // Names as the whole resolution of the new version numbers them; a target's
+        // name as its rows give it (a target they lack drops the row: a difference).
+        let fresh = &after.refs;
+        let target_name = |sid: u32| fresh.iter().find(|r| r.target == sid).map(|r| r.name);
+        let name_id = |name: &str| {
+            let at = after.names.binary_search_by(|n| n.as_str().cmp(name));
+            at.ok().map(|at| at as u32)
+        };
+        let from_memo = rows_from_memo(
+            facts(&after.files),
+            facts(&before.files),
+            &before.memos[1],
+            1,
+            // `b.rs`'s symbols come after `a.rs`'s.
+            after.files[0]
+                .facts
+                .as_ref()
+                .map_or(0, |a| a.definitions.len() as u32),
+            &target_name,
+            &name_id,
+        )
+        .map(|(mut rows, memo)| {
+            rows.sort_by_key(|r| (r.line, r.column, r.name));
+            (rows, memo)
+        });
+        (from_memo, after)
+    }
+
+    #[test]
+    fn a_memo_holds_one_outcome_per_distinct_use_in_the_order_they_first_show() {
+        let memos = resolved(USING).memos;
+        // helper, S, s.m and other: the second helper() is the first one's use again.
+        let uses = &memos[1].uses;
+        assert_eq!(uses.len(), 4, "{uses:?}");
+        assert!(matches!(uses[0], Outcome::Resolved(_)), "{uses:?}");
+        assert_eq!(uses[3], Outcome::Drop, "other() is nothing of the tree");
+    }
+
+    #[test]
+    fn a_memo_redoes_a_new_version_of_its_file_and_is_made_again_for_it() {
+        // The uses moved, one repeated more, one gone: every use the new version has is
+        // one the memo knows.
+        let using = "use crate::a::{helper, S};\n\
+            fn f() { let s = S; s.m(); s.m();\n helper(); }\n\
+            fn g() { }\n";
+        let (from_memo, fresh) = redone(using);
+        let (rows, memo) = from_memo.expect("every use known");
+        assert_eq!(rows, fresh.refs);
+        let fresh_memo = &fresh.memos[1];
+        assert_eq!(memo.uses, fresh_memo.uses, "the memo fits the new version");
+        assert_eq!(memo.imports, fresh_memo.imports);
+    }
+
+    #[test]
+    fn a_memo_does_not_redo_a_use_it_does_not_know() {
+        let using = "use crate::a::{helper, S};\n\
+            fn f() { helper(); let s = S; s.m(); helper(); }\n\
+            fn g() { other(); unheard(); }\n";
+        assert!(redone(using).0.is_none());
+    }
+
+    #[test]
+    fn a_memo_made_from_other_facts_is_not_used() {
+        let before = resolved(USING);
+        let mut memo = before.memos[1].clone();
+        memo.uses.pop();
+        let b = facts(&before.files);
+        let redo =
+            |memo: &super::FileMemo| rows_from_memo(b, b, memo, 1, 0, &|_| Some(0), &|_| Some(0));
+        assert!(redo(&before.memos[1]).is_some());
+        assert!(redo(&memo).is_none(), "one outcome short");
+    }
 
     /// `key` visited, `inner` run inside it, `key` left; what decided it, recorded.
     fn part(chase: &mut Chase, key: u64, inner: impl FnOnce(&mut Chase)) -> ChaseRecord {
