@@ -48,9 +48,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// apart, every block's length stored; 7: `NONE` ids and lines packed small; 8: the
 /// definitions' texts packed apart, inside the uses; 9: a definition's texts and type
 /// lists each found by one offset; 10: a directory of the entries by path hash; 11: the
-/// outcomes of the uses without their keys, which the facts give again); a cache of
-/// another layout is ignored.
-const LAYOUT_VERSION: u32 = 11;
+/// outcomes of the uses without their keys, which the facts give again; 12: definitions'
+/// ids that are often `NONE` stored plus one); a cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 12;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";

@@ -129,8 +129,9 @@ pub(crate) struct LocalRef {
 }
 
 /// A definition as kept until resolution: integers into its file's tables, no
-/// allocations of its own.
+/// allocations of its own. Stored as a [`StoredDef`].
 #[derive(Debug, Clone, Copy, serde::Serialize, serde::Deserialize)]
+#[serde(into = "StoredDef", from = "StoredDef")]
 pub(crate) struct Def {
     pub name: u32,
     pub kind: SymbolKind,
@@ -157,6 +158,75 @@ pub(crate) struct Def {
     /// Where its signature starts in the file's texts, or `NONE` when it has neither a
     /// signature nor a doc (see [`PackedTexts`]).
     text: u32,
+}
+
+/// A [`Def`] as the facts cache stores it: the ids that are often `NONE` stored plus one
+/// (`NONE` is then 0, one byte as a varint, where `u32::MAX` takes five), and the end
+/// line as its distance from the start line. On `rustreg` the definitions were 59.5 MB
+/// of the declarations' 121.6 MB before compression, 36 bytes each: every Rust
+/// definition has no initial value chain and 93% no type lists, and two thirds have no
+/// container and no parent. Every value round-trips (the arithmetic wraps).
+#[derive(serde::Serialize, serde::Deserialize)]
+struct StoredDef {
+    name: u32,
+    kind: SymbolKind,
+    modules: u32,
+    container: u32,
+    container_id: u32,
+    parent: u32,
+    line: u32,
+    column: u32,
+    end_line_step: u32,
+    end_column: u32,
+    default_export: bool,
+    type_ref: u32,
+    value: u32,
+    lists: u32,
+    text: u32,
+}
+
+impl From<Def> for StoredDef {
+    fn from(d: Def) -> StoredDef {
+        StoredDef {
+            name: d.name,
+            kind: d.kind,
+            modules: d.modules,
+            container: d.container.wrapping_add(1),
+            container_id: d.container_id.wrapping_add(1),
+            parent: d.parent.wrapping_add(1),
+            line: d.line,
+            column: d.column,
+            end_line_step: d.end_line.wrapping_sub(d.line),
+            end_column: d.end_column,
+            default_export: d.default_export,
+            type_ref: d.type_ref.wrapping_add(1),
+            value: d.value.wrapping_add(1),
+            lists: d.lists.wrapping_add(1),
+            text: d.text.wrapping_add(1),
+        }
+    }
+}
+
+impl From<StoredDef> for Def {
+    fn from(d: StoredDef) -> Def {
+        Def {
+            name: d.name,
+            kind: d.kind,
+            modules: d.modules,
+            container: d.container.wrapping_sub(1),
+            container_id: d.container_id.wrapping_sub(1),
+            parent: d.parent.wrapping_sub(1),
+            line: d.line,
+            column: d.column,
+            end_line: d.line.wrapping_add(d.end_line_step),
+            end_column: d.end_column,
+            default_export: d.default_export,
+            type_ref: d.type_ref.wrapping_sub(1),
+            value: d.value.wrapping_sub(1),
+            lists: d.lists.wrapping_sub(1),
+            text: d.text.wrapping_sub(1),
+        }
+    }
 }
 
 /// A container (an `impl`, a class, a trait...) as kept until resolution: integers into
@@ -1371,6 +1441,39 @@ mod tests {
             &mcursor_syntax::ParseConfig::default(),
         );
         CompactFacts::from_facts(parsed)
+    }
+
+    #[test]
+    fn definitions_are_stored_small_and_read_back_as_they_were() {
+        let facts = till_facts();
+        let mut defs = facts.definitions.clone();
+        let none_of_them = Def {
+            container: NONE,
+            container_id: NONE,
+            parent: NONE,
+            type_ref: NONE,
+            value: NONE,
+            lists: NONE,
+            text: NONE,
+            ..defs[0]
+        };
+        // Whatever a damaged or odd file gives round-trips too: an end before the start,
+        // the largest ids that are not `NONE`.
+        let extremes = Def {
+            line: 9,
+            end_line: 3,
+            container: NONE - 1,
+            parent: 0,
+            ..defs[0]
+        };
+        defs.extend([none_of_them, extremes]);
+        let bytes = postcard::to_stdvec(&defs).expect("encode");
+        let read: Vec<Def> = postcard::from_bytes(&bytes).expect("decode");
+        assert_eq!(format!("{read:?}"), format!("{defs:?}"));
+        // A definition with no container, parent, type, value, lists or texts takes a
+        // byte for each of those where u32::MAX took five.
+        let alone = postcard::to_stdvec(&[none_of_them]).expect("encode");
+        assert!(alone.len() <= 1 + 15 + 4, "{} bytes", alone.len());
     }
 
     #[test]
