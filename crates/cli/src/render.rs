@@ -458,6 +458,16 @@ pub fn index_summary(out: &mut Out, s: &BuildSummary) -> anyhow::Result<()> {
                 total - listed
             )?;
         }
+        if s.reparsed > 0 {
+            writeln!(
+                out.stream,
+                "  {} unchanged {} parsed again: the facts cache lacked {} (missing, damaged, \
+                 or written by another version of mcursor)",
+                s.reparsed,
+                if s.reparsed == 1 { "file" } else { "files" },
+                if s.reparsed == 1 { "it" } else { "them" },
+            )?;
+        }
         return Ok(());
     }
     let parsed: Vec<String> = s.parsed.iter().map(|(l, n)| format!("{n} {l}")).collect();

@@ -1088,6 +1088,56 @@ fn names_in_file(file: &Path) -> String {
         .expect("a pub fn")
 }
 
+/// A facts cache the update cannot use (here: another layout, as after an upgrade) costs
+/// a parse of every unchanged file, which the summary counts and the text output says,
+/// and the index still comes out as a fresh one.
+#[test]
+fn an_update_without_usable_cached_facts_parses_again_and_says_so() {
+    let repo = tempfile::tempdir().expect("tempdir");
+    let root = repo.path();
+    copy_tree(&fixtures_dir().join("rust-basic"), root);
+    let output = mcursor(root, &["index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let cache = root.join(".mcursor/facts.bin");
+    let mut bytes = std::fs::read(&cache).expect("read the cache");
+    // The layout version follows the magic and the store's format version.
+    bytes[12] = bytes[12].wrapping_add(1);
+    std::fs::write(&cache, bytes).expect("write");
+    let edited = root.join("src/config.rs");
+    common::append(&edited, "pub fn after_an_upgrade() {}\n");
+
+    let output = mcursor(root, &["--json", "index"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_str(&stdout(&output)).expect("json");
+    // Every file has an entry (a text-only one records that it has no facts).
+    let files = summary["files"].as_u64().expect("files");
+    assert_eq!(
+        summary["reparsed"].as_u64(),
+        Some(files - 1),
+        "every file but the edited one: {summary}"
+    );
+    assert_equals_fresh(root);
+
+    // The next update has the cache again: nothing is parsed but the edit.
+    common::append(&edited, "pub fn and_then() {}\n");
+    let output = mcursor(root, &["index"]);
+    assert!(
+        !stdout(&output).contains("parsed again"),
+        "{}",
+        stdout(&output)
+    );
+    // Without the cache at all, the text output says it.
+    std::fs::remove_file(&cache).expect("remove the cache");
+    common::append(&edited, "pub fn once_more() {}\n");
+    let output = mcursor(root, &["index"]);
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!("{} unchanged files parsed again", files - 1)),
+        "{text}"
+    );
+    assert_equals_fresh(root);
+}
+
 #[test]
 fn index_changed_updates_named_files_and_falls_back_to_a_walk() {
     let repo = mixed_repo();

@@ -193,6 +193,12 @@ pub struct BuildSummary {
     pub resolved_files: usize,
     /// What changed since the previous generation (empty for a full build).
     pub changes: Changes,
+    /// Unchanged files an update parsed again because the facts cache lacked them: it
+    /// was missing or damaged, or written by another version of mcursor (a new layout
+    /// of the cache makes the first update after an upgrade parse every file). Absent
+    /// from a summary of an older version (a running watcher's): 0.
+    #[serde(default)]
+    pub reparsed: usize,
 }
 
 /// What an incremental build found changed.
@@ -639,6 +645,7 @@ fn update(
         parsed_files.push(parsed);
     }
     drop(cached);
+    let reparsed = reparse.len();
 
     let done = AtomicUsize::new(0);
     let total = to_parse.len() + reparse.len() + if incremental { 0 } else { to_read.len() };
@@ -808,6 +815,7 @@ fn update(
         patched: false,
         resolved_files: file_count,
         changes: changes.summary(),
+        reparsed,
     }))
 }
 
@@ -1255,6 +1263,7 @@ fn store_summary(
         patched: changes.is_some(),
         resolved_files,
         changes: changes.map(ChangeSet::summary).unwrap_or_default(),
+        reparsed: 0,
     }
 }
 
