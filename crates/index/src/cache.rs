@@ -304,24 +304,44 @@ fn length_prefixed(bytes: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((part, &bytes[4 + len..]))
 }
 
+/// A stored entry's parts after its path (see [`compress_entry`]), each found by its
+/// length. Only the head is always there: the uses and references are `None` unless the
+/// three parts end where the entry does.
+struct EntryParts<'a> {
+    head: &'a [u8],
+    uses: Option<&'a [u8]>,
+    references: Option<&'a [u8]>,
+}
+
+/// A stored entry's path (its encoding: a length, then the bytes) and its parts; `None`
+/// when not even the head is there whole.
+fn entry_parts(stored: &[u8]) -> Option<(&[u8], EntryParts<'_>)> {
+    let (_, path_len) = path_prefix(stored)?;
+    let (path, after) = stored.split_at(path_len);
+    let (head, rest) = length_prefixed(after)?;
+    let rest = length_prefixed(rest).and_then(|(uses, rest)| {
+        let (references, rest) = length_prefixed(rest)?;
+        rest.is_empty().then_some((uses, references))
+    });
+    let parts = EntryParts {
+        head,
+        uses: rest.map(|(uses, _)| uses),
+        references: rest.map(|(_, references)| references),
+    };
+    Some((path, parts))
+}
+
 /// The postcard bytes of a stored entry: the head message, and the uses after it when
 /// `part` is [`Part::Whole`] (a reader of declarations decompresses only the head's
 /// block), with the packed references (empty for [`Part::Declarations`]). `None` if a
 /// block it reads is damaged or the entry does not end where its last part does.
 fn decompress_entry(stored: &[u8], part: Part) -> Option<(Vec<u8>, &[u8])> {
-    let (_, path_len) = path_prefix(stored)?;
-    let (path, after) = stored.split_at(path_len);
-    let (head, rest) = length_prefixed(after)?;
+    let (path, parts) = entry_parts(stored)?;
+    let path_len = path.len();
+    let head = parts.head;
     let head_size = block_size(head)?;
     let (uses, uses_size, references) = match part {
-        Part::Whole => {
-            let (uses, rest) = length_prefixed(rest)?;
-            let (references, rest) = length_prefixed(rest)?;
-            if !rest.is_empty() {
-                return None;
-            }
-            (uses, block_size(uses)?, references)
-        }
+        Part::Whole => (parts.uses?, block_size(parts.uses?)?, parts.references?),
         Part::Declarations => (&[][..], 0, &[][..]),
     };
     // Decompressed in place after the path: one buffer per entry, no second copy.
@@ -427,8 +447,7 @@ fn directory(bytes: &[u8], entries_start: usize, count: u64) -> Option<&[u8]> {
     (xxhash_rust::xxh3::xxh3_64(directory) == checksum).then_some(directory)
 }
 
-/// Where a cache file's bytes go, by part of its entries (as stored: compressed), for
-/// `mcursor debug sizes`; `None` for a file that is missing, foreign or damaged.
+/// Where a cache file's bytes go, by part of its entries (as stored: compressed).
 pub(crate) struct PartSizes {
     /// The entries' paths, lengths and checksums, the header, the directory.
     pub framing: u64,
@@ -440,6 +459,8 @@ pub(crate) struct PartSizes {
     pub references: u64,
 }
 
+/// The parts of the cache file at `path`, for `mcursor debug sizes`; `None` for a file
+/// that is missing, foreign or damaged.
 pub(crate) fn part_sizes(path: &Path) -> Option<PartSizes> {
     let file = std::fs::File::open(path).ok()?;
     let bytes = crate::store::map_file(&file).ok()?;
@@ -450,13 +471,10 @@ pub(crate) fn part_sizes(path: &Path) -> Option<PartSizes> {
         references: 0,
     };
     for (_, slice) in entry_slices(&bytes, None)? {
-        let (_, path_len) = path_prefix(slice)?;
-        let (head, rest) = length_prefixed(&slice[path_len..])?;
-        let (uses, rest) = length_prefixed(rest)?;
-        let (references, _) = length_prefixed(rest)?;
-        sizes.declarations += head.len() as u64;
-        sizes.texts_and_outcomes += uses.len() as u64;
-        sizes.references += references.len() as u64;
+        let (_, parts) = entry_parts(slice)?;
+        sizes.declarations += parts.head.len() as u64;
+        sizes.texts_and_outcomes += parts.uses?.len() as u64;
+        sizes.references += parts.references?.len() as u64;
     }
     let parts = sizes.declarations + sizes.texts_and_outcomes + sizes.references;
     sizes.framing = (bytes.len() as u64).saturating_sub(parts);

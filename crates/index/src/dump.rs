@@ -17,8 +17,8 @@ use crate::{IndexError, Result, TEXT_DIR, text};
 impl Index {
     /// Where the index's bytes go: each store file by section (largest first) and its
     /// compressed blocks, the facts cache by part of its entries and the text index, one
-    /// line each (the name,
-    /// then MB, then bytes; a file's parts indented under it), then the whole directory.
+    /// line each (the name, then MB, then bytes; a file's parts indented under it), then
+    /// the whole directory.
     pub fn sizes(&self) -> String {
         let mut out = String::new();
         let mut line = |name: &str, bytes: u64| {

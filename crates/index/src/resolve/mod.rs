@@ -607,9 +607,10 @@ impl FileMemo {
 
 /// A file's uses told apart as the resolver remembers their outcomes: by name,
 /// qualifier, kind, receiver, receiver chain and the context of the definition around
-/// them (its modules, its container by identity, the function with nested definitions
-/// around it, whether it is class-level). Numbers them in the order the references first
-/// show each, which is the order of a [`FileMemo`]'s outcomes.
+/// them (its modules, its container by identity, not by name, since two classes of one
+/// name in a file see different members; the function with nested definitions around
+/// it; whether it is class-level). Numbers them in the order the references first show
+/// each, which is the order of a [`FileMemo`]'s outcomes.
 struct DistinctUses {
     /// Each definition's context, numbered.
     context_of: Vec<u32>,
@@ -1710,11 +1711,8 @@ impl Tables<'_> {
             file.row.path
         );
         let resolver = self.resolver(family);
-        // The same use in the same context resolves the same way: remember outcomes by
-        // (name, qualifier, kind, receiver, receiver chain, enclosing container, modules
-        // and the function with nested definitions around it).
-        // The container by identity, not by name: two classes of one name in a file see
-        // different members.
+        // The same use in the same context resolves the same way: each distinct use
+        // (see `DistinctUses`) is resolved once, its outcome remembered in the memo.
         let mut distinct = DistinctUses::new(facts, &facts.scope_owners());
         let use_outcome = |r: &LocalRef| {
             let (number, first) = distinct.number(r);
