@@ -10,7 +10,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use common::{copy_tree, fixtures_dir, mcursor, mcursor_command, source_files, stderr, stdout};
+use common::{
+    append, copy_tree, fixtures_dir, mcursor, mcursor_command, source_files, stderr, stdout,
+};
 use mcursor_index::{BuildOptions, Index, ResidentDeclarations, build_index};
 use mcursor_synth::SplitMix64;
 
@@ -1104,7 +1106,7 @@ fn an_update_without_usable_cached_facts_parses_again_and_says_so() {
     bytes[12] = bytes[12].wrapping_add(1);
     std::fs::write(&cache, bytes).expect("write");
     let edited = root.join("src/config.rs");
-    common::append(&edited, "pub fn after_an_upgrade() {}\n");
+    append(&edited, "pub fn after_an_upgrade() {}\n");
 
     let output = mcursor(root, &["--json", "index"]);
     assert!(output.status.success(), "{}", stderr(&output));
@@ -1119,7 +1121,7 @@ fn an_update_without_usable_cached_facts_parses_again_and_says_so() {
     assert_equals_fresh(root);
 
     // The next update has the cache again: nothing is parsed but the edit.
-    common::append(&edited, "pub fn and_then() {}\n");
+    append(&edited, "pub fn and_then() {}\n");
     let output = mcursor(root, &["index"]);
     assert!(
         !stdout(&output).contains("parsed again"),
@@ -1128,7 +1130,7 @@ fn an_update_without_usable_cached_facts_parses_again_and_says_so() {
     );
     // Without the cache at all, the text output says it.
     std::fs::remove_file(&cache).expect("remove the cache");
-    common::append(&edited, "pub fn once_more() {}\n");
+    append(&edited, "pub fn once_more() {}\n");
     let output = mcursor(root, &["index"]);
     let text = stdout(&output);
     assert!(

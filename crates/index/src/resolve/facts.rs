@@ -160,12 +160,23 @@ pub(crate) struct Def {
     text: u32,
 }
 
-/// A [`Def`] as the facts cache stores it: the ids that are often `NONE` stored plus one
-/// (`NONE` is then 0, one byte as a varint, where `u32::MAX` takes five), and the end
-/// line as its distance from the start line. On `rustreg` the definitions were 59.5 MB
-/// of the declarations' 121.6 MB before compression, 36 bytes each: every Rust
-/// definition has no initial value chain and 93% no type lists, and two thirds have no
-/// container and no parent. Every value round-trips (the arithmetic wraps).
+/// An id that is often `NONE` as the facts cache stores it: plus one, so that `NONE` is
+/// 0, one byte as a varint where `u32::MAX` takes five. Every value round-trips (the
+/// arithmetic wraps), so damage reads as some id, never a failure.
+fn stored_id(id: u32) -> u32 {
+    id.wrapping_add(1)
+}
+
+/// An id [`stored_id`] stored, as it was.
+fn read_id(stored: u32) -> u32 {
+    stored.wrapping_sub(1)
+}
+
+/// A [`Def`] as the facts cache stores it: the ids that are often `NONE` as
+/// [`stored_id`]s, and the end line as its distance from the start line (wrapping). On
+/// `rustreg` the definitions were 59.5 MB of the declarations' 121.6 MB before
+/// compression, 36 bytes each: every Rust definition has no initial value chain and 93%
+/// no type lists, and two thirds have no container and no parent.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct StoredDef {
     name: u32,
@@ -191,18 +202,18 @@ impl From<Def> for StoredDef {
             name: d.name,
             kind: d.kind,
             modules: d.modules,
-            container: d.container.wrapping_add(1),
-            container_id: d.container_id.wrapping_add(1),
-            parent: d.parent.wrapping_add(1),
+            container: stored_id(d.container),
+            container_id: stored_id(d.container_id),
+            parent: stored_id(d.parent),
             line: d.line,
             column: d.column,
             end_line_step: d.end_line.wrapping_sub(d.line),
             end_column: d.end_column,
             default_export: d.default_export,
-            type_ref: d.type_ref.wrapping_add(1),
-            value: d.value.wrapping_add(1),
-            lists: d.lists.wrapping_add(1),
-            text: d.text.wrapping_add(1),
+            type_ref: stored_id(d.type_ref),
+            value: stored_id(d.value),
+            lists: stored_id(d.lists),
+            text: stored_id(d.text),
         }
     }
 }
@@ -213,18 +224,18 @@ impl From<StoredDef> for Def {
             name: d.name,
             kind: d.kind,
             modules: d.modules,
-            container: d.container.wrapping_sub(1),
-            container_id: d.container_id.wrapping_sub(1),
-            parent: d.parent.wrapping_sub(1),
+            container: read_id(d.container),
+            container_id: read_id(d.container_id),
+            parent: read_id(d.parent),
             line: d.line,
             column: d.column,
             end_line: d.line.wrapping_add(d.end_line_step),
             end_column: d.end_column,
             default_export: d.default_export,
-            type_ref: d.type_ref.wrapping_sub(1),
-            value: d.value.wrapping_sub(1),
-            lists: d.lists.wrapping_sub(1),
-            text: d.text.wrapping_sub(1),
+            type_ref: read_id(d.type_ref),
+            value: read_id(d.value),
+            lists: read_id(d.lists),
+            text: read_id(d.text),
         }
     }
 }
@@ -475,8 +486,7 @@ impl<'de> serde::Deserialize<'de> for PackedTexts {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct PackedRefs(Box<[u8]>);
 
-/// One reference as packed: the ids that are mostly `NONE` stored plus one (`NONE` is 0,
-/// one byte where `u32::MAX` takes five), and the line as its step from the reference
+/// One reference as packed: the ids that are mostly `NONE` as [`stored_id`]s, and the line as its step from the reference
 /// before (they come in source order: mostly 0 or a few). On `rustreg`: 23 MiB packed,
 /// against 43 MiB for [`LocalRef`]s as they are.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -504,13 +514,13 @@ impl PackedRefs {
                 line = i64::from(r.line);
                 PackedRef {
                     name: r.name,
-                    qualifier: r.qualifier.wrapping_add(1),
+                    qualifier: stored_id(r.qualifier),
                     receiver: r.receiver,
                     kind: r.kind,
                     line_step: step,
                     column: r.column,
-                    enclosing: r.enclosing.wrapping_add(1),
-                    chain: r.chain.wrapping_add(1),
+                    enclosing: stored_id(r.enclosing),
+                    chain: stored_id(r.chain),
                 }
             })
             .collect();
@@ -558,13 +568,13 @@ impl PackedRefs {
                 line = line.checked_add(r.line_step)?;
                 Some(LocalRef {
                     name: r.name,
-                    qualifier: r.qualifier.wrapping_sub(1),
+                    qualifier: read_id(r.qualifier),
                     receiver: r.receiver,
                     kind: r.kind,
                     line: u32::try_from(line).ok()?,
                     column: r.column,
-                    enclosing: r.enclosing.wrapping_sub(1),
-                    chain: r.chain.wrapping_sub(1),
+                    enclosing: read_id(r.enclosing),
+                    chain: read_id(r.chain),
                 })
             })
             .collect()

@@ -130,6 +130,13 @@ fn reused<T>(mut list: Vec<T>, len: usize) -> Vec<T> {
     list
 }
 
+/// The radix table's slot of a group whose name hashes to `high` (see [`high`]), when
+/// the slots take `bits` top bits.
+#[inline]
+fn radix_slot(high: u64, bits: u32) -> usize {
+    (high >> (64 - bits)) as usize
+}
+
 impl NameTable {
     /// The table of symbols `0..count`, symbol `sid` named `name_of(sid)`; `keyed` holds
     /// `key(name_of(sid), sid)` for each (sorted or not). Ids follow byte order.
@@ -192,13 +199,18 @@ impl NameTable {
         table
     }
 
+    /// How many top hash bits the radix table's slots take: about one group per slot.
+    fn radix_bits(&self) -> u32 {
+        (usize::BITS - self.groups.len().leading_zeros()).clamp(1, 24)
+    }
+
     /// The radix table over the groups' top hash bits, about one group per slot.
     fn index_radix(&mut self) {
-        let bits = (usize::BITS - self.groups.len().leading_zeros()).clamp(1, 24);
+        let bits = self.radix_bits();
         let mut radix = reused(std::mem::take(&mut self.radix), (1usize << bits) + 1);
         let mut at = 0usize;
-        for slot in 0..=(1u64 << bits) {
-            while at < self.highs.len() && (self.highs[at] >> (64 - bits)) < slot {
+        for slot in 0..=(1usize << bits) {
+            while at < self.highs.len() && radix_slot(self.highs[at], bits) < slot {
                 at += 1;
             }
             radix.push(at as u32);
@@ -213,16 +225,15 @@ impl NameTable {
     /// walk of every group (most of an update's time on a tree of 1.6 M definitions). As
     /// made afresh unless the slots' width changes with the count of groups.
     fn shift_radix(&mut self, inserted: &[u64], removed: &[u64]) {
-        let bits = (usize::BITS - self.groups.len().leading_zeros()).clamp(1, 24);
+        let bits = self.radix_bits();
         if bits != self.bits || self.radix.len() != (1usize << bits) + 1 {
             self.index_radix();
             return;
         }
-        let slot_of = |high: u64| (high >> (64 - bits)) as usize;
         let mut changes: Vec<(usize, i64)> = inserted
             .iter()
-            .map(|&h| (slot_of(h), 1))
-            .chain(removed.iter().map(|&h| (slot_of(h), -1)))
+            .map(|&h| (radix_slot(h, bits), 1))
+            .chain(removed.iter().map(|&h| (radix_slot(h, bits), -1)))
             .collect();
         changes.sort_unstable();
         let Some(&(first, _)) = changes.first() else {
@@ -412,7 +423,7 @@ impl NameTable {
 
     fn group(&self, name: &str) -> Option<usize> {
         let high = high(key(name, 0));
-        let slot = (high >> (64 - self.bits)) as usize;
+        let slot = radix_slot(high, self.bits);
         let (start, end) = (*self.radix.get(slot)?, *self.radix.get(slot + 1)?);
         (start as usize..end as usize)
             .find(|&g| self.highs[g] == high && self.name(self.groups[g].id) == name)
