@@ -197,7 +197,7 @@ enum DebugCommand {
     /// two indexes of the same tree print the same.
     Dump,
     /// Print where the index's bytes go: the store's sections, its compressed blocks,
-    /// the facts cache's parts (declarations, texts and outcomes, references) and the
+    /// the facts cache's parts (declarations, outcomes, references) and the
     /// text index.
     Sizes,
     /// Print what extraction finds in one file (definitions with their types, references

@@ -32,8 +32,8 @@ use crate::error::{IndexError, IoContext, Result};
 use crate::lock::{self, LockWait};
 use crate::resident::{ResidentDeclarations, Stamp, TreeDeclarations};
 use crate::resolve::{
-    CompactFacts, FileMemo, Keep, KnownHeads, NameSet, ParsedFile, cargo_package_name,
-    go_module_path, resolve, rows_from_memo,
+    self, CompactFacts, FileMemo, Keep, KnownHeads, NameSet, ParsedFile, Texts, cargo_package_name,
+    go_module_path, rows_from_memo,
 };
 use crate::store::{self, FileInfo, FileRow, RefRow, SymbolRow};
 use crate::trace::{note, trace};
@@ -613,11 +613,15 @@ fn update(
             symbols: (0, 0),
         };
         match cached.remove(&file.path) {
-            Some(entry) if entry.hash == info.hash => parsed_files.push(entry.into_parsed(row)),
+            Some(entry) if entry.hash == info.hash && entry.fits(&info.symbols) => {
+                parsed_files.push(entry.into_parsed(row))
+            }
             _ => reparse.push(file),
         }
     }
-    // A renamed file keeps the facts of its old path when its language is the same; an
+    let previous_store = previous.map(crate::Index::store);
+    // A renamed file keeps the facts of its old path when its language is the same (and
+    // the texts of its rows, which the store has under that path, held with them); an
     // edited file that a refused patch parsed keeps what it parsed.
     let mut to_parse: Vec<ReadFile> = Vec::new();
     let edits = parsed_edits
@@ -632,8 +636,15 @@ fn update(
         let old = renamed_from
             .get(file.walked.path.as_str())
             .filter(|old| Lang::of_file(Path::new(old), &file.content) == lang)
-            .and_then(|old| cached.remove(*old))
-            .filter(|entry| entry.hash == file.hash);
+            .and_then(|old| Some((*old, cached.remove(*old)?)))
+            .filter(|(_, entry)| entry.hash == file.hash)
+            .and_then(|(old, mut entry)| {
+                if let Some(facts) = &mut entry.facts {
+                    let texts = resolve::stored_texts(previous_store?, old, facts)?;
+                    facts.hold_texts(&texts);
+                }
+                Some(entry)
+            });
         let parsed = match (old, edit) {
             (Some(entry), _) => entry.into_parsed(file.row(lang)),
             (None, Some(parsed)) => parsed,
@@ -755,7 +766,11 @@ fn update(
     let resident = options.resident.clone();
     let (symbols, references) =
         commit_generation(writer, &dir, &started, generation, None, || {
-            let (data, memos) = pool.install(|| resolve(&parsed_files, meta, &cancelled));
+            let texts = resolve::Texts {
+                store: previous_store,
+            };
+            let (data, memos) =
+                pool.install(|| resolve::resolve(&parsed_files, meta, texts, &cancelled));
             trace(&started, "resolved");
             if cancelled() {
                 return Err(IndexError::Cancelled);
@@ -1755,16 +1770,21 @@ fn prepare_interface_patch(
         let Some(file) = files.get_mut(fid as usize) else {
             continue;
         };
+        // Its rows' texts are read from the store: its symbols must fit the facts.
+        let fits = |e: &cache::CacheEntry| store.file_symbols(fid).is_some_and(|ids| e.fits(&ids));
         match whole
             .remove(file.row.path.as_str())
-            .filter(|e| e.hash == file.row.hash)
+            .filter(|e| e.hash == file.row.hash && fits(e))
         {
             Some(mut read) => {
                 memos[fid as usize] = read.memo.take();
                 file.facts = read.facts;
             }
             None => {
-                refuse(&format!("{}: no cached facts", file.row.path));
+                refuse(&format!(
+                    "{}: no cached facts that fit the store",
+                    file.row.path
+                ));
                 return None;
             }
         }
@@ -1864,6 +1884,7 @@ fn prepare_interface_patch(
             Some(&resolved_ids),
             Some(&known),
             keep,
+            Texts { store: Some(store) },
             &|| false,
         )
     });
@@ -2254,6 +2275,7 @@ pub(crate) fn kept_tables_of(files: &[ParsedFile]) -> Option<crate::resolve::Kep
         Some(&[]),
         None,
         Keep::Fresh,
+        Texts::default(),
         &|| false,
     )
     .2

@@ -14,15 +14,17 @@
 //! (the directory's xxh3 checksum and offset, u64 each), so that a lookup of a few paths
 //! reads only their entries. An entry's bytes are two
 //! postcard messages, the file's record, declarations and container heads first (the
-//! path its first field), then its definitions' texts (packed as the facts hold them:
-//! `PackedTexts`) and the outcomes of its uses; each message but the
+//! path its first field), then the outcomes of its uses; each message but the
 //! path is compressed as an LZ4 block of its own, each block's length before it. Last come the file's references, packed as the facts hold them
 //! ([`PackedRefs`]: their own LZ4 block, unpacked only when the file is resolved, and
 //! written back as they are). Entries decode in parallel, a damaged one is noticed, a
 //! lookup of a few paths decompresses only theirs, and a reader that wants only the
 //! declarations decompresses and decodes only the first message (the uses are most of an
 //! entry's bytes; one block for both made an interface patch decompress them all).
-//! Compressed, the cache of a large Rust tree is half its size. A patch that carries a
+//! Compressed, the cache of a large Rust tree is half its size. The definitions'
+//! signatures and docs are not here: the store of the generation the cache belongs to
+//! has them, and a resolution from cached facts reads them there
+//! (`resolve::Texts`). A patch that carries a
 //! file unchanged writes its entry again as stored ([`load_stored`], its content hash
 //! read from the start of the head's block), without decoding it.
 
@@ -37,7 +39,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{IndexError, IoContext, Result};
 use crate::resolve::{
     CompactFacts, ContainerHead, Declarations, DeclarationsRef, FileMemo, Outcome, PackedRefs,
-    ParsedFile, Uses, UsesRef,
+    ParsedFile,
 };
 use crate::store::{FORMAT_VERSION, FileRow, counted_bytes, u32_at, u64_at};
 
@@ -49,8 +51,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// definitions' texts packed apart, inside the uses; 9: a definition's texts and type
 /// lists each found by one offset; 10: a directory of the entries by path hash; 11: the
 /// outcomes of the uses without their keys, which the facts give again; 12: definitions'
-/// ids that are often `NONE` stored plus one); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 12;
+/// ids that are often `NONE` stored plus one; 13: no definitions' texts, which the store
+/// has); a cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 13;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -103,11 +106,12 @@ struct EntryHead {
     heads: Option<Vec<ContainerHead>>,
 }
 
-/// The second part: the file's uses but its references, and how its uses resolved (what
-/// only a resolution of the file itself, or a patch of it, reads).
+/// The second part: whether the file's facts had their uses (the references after this
+/// part are theirs), and how its uses resolved (what only a resolution of the file
+/// itself, or a patch of it, reads).
 #[derive(Serialize)]
 struct EntryUsesRef<'a> {
-    uses: Option<UsesRef<'a>>,
+    uses: bool,
     outcomes: Option<OutcomesRef<'a>>,
 }
 
@@ -128,11 +132,20 @@ struct Outcomes {
 /// [`EntryUsesRef`] as read back.
 #[derive(Deserialize)]
 struct EntryUses {
-    uses: Option<Uses>,
+    uses: bool,
     outcomes: Option<Outcomes>,
 }
 
 impl CacheEntry {
+    /// Whether the store's record of the file, of the same content, has a symbol for
+    /// each of this entry's definitions (`symbols`: its ids): a resolution from these
+    /// facts reads their rows' texts there (see [`crate::resolve::Texts`]).
+    pub fn fits(&self, symbols: &std::ops::Range<u32>) -> bool {
+        self.facts
+            .as_ref()
+            .is_none_or(|facts| facts.definitions.len() == symbols.len())
+    }
+
     pub fn into_parsed(self, row: FileRow) -> ParsedFile {
         ParsedFile {
             row: FileRow {
@@ -453,8 +466,8 @@ pub(crate) struct PartSizes {
     pub framing: u64,
     /// The head blocks: each file's record, declarations and container heads.
     pub declarations: u64,
-    /// The uses blocks: the definitions' texts and how the uses resolved.
-    pub texts_and_outcomes: u64,
+    /// The uses blocks: how the uses resolved.
+    pub outcomes: u64,
     /// The packed references.
     pub references: u64,
 }
@@ -467,16 +480,16 @@ pub(crate) fn part_sizes(path: &Path) -> Option<PartSizes> {
     let mut sizes = PartSizes {
         framing: 0,
         declarations: 0,
-        texts_and_outcomes: 0,
+        outcomes: 0,
         references: 0,
     };
     for (_, slice) in entry_slices(&bytes, None)? {
         let (_, parts) = entry_parts(slice)?;
         sizes.declarations += parts.head.len() as u64;
-        sizes.texts_and_outcomes += parts.uses?.len() as u64;
+        sizes.outcomes += parts.uses?.len() as u64;
         sizes.references += parts.references?.len() as u64;
     }
-    let parts = sizes.declarations + sizes.texts_and_outcomes + sizes.references;
+    let parts = sizes.declarations + sizes.outcomes + sizes.references;
     sizes.framing = (bytes.len() as u64).saturating_sub(parts);
     Some(sizes)
 }
@@ -505,16 +518,16 @@ fn decode_entry(encoded: &[u8], references: &[u8], part: Part) -> Option<CacheEn
     };
     let (facts_uses, outcomes) = match uses {
         Some(EntryUses { uses, outcomes }) => (uses, outcomes),
-        None => (None, None),
+        None => (false, None),
     };
     let facts = match head.declarations {
         // Facts written whole are read whole unless only their declarations are asked for.
         Some(declarations) => {
-            if part == Part::Whole && facts_uses.is_none() {
+            if part == Part::Whole && !facts_uses {
                 return None;
             }
-            let uses = facts_uses.map(|uses| (uses, PackedRefs::from_stored(references)));
-            Some(CompactFacts::from_parts(declarations, uses)?)
+            let references = facts_uses.then(|| PackedRefs::from_stored(references));
+            Some(CompactFacts::from_parts(declarations, references)?)
         }
         None => None,
     };
@@ -554,7 +567,7 @@ fn encode_entry<'a>(file: &'a ParsedFile, memo: Option<&FileMemo>) -> Encoded<'a
         heads: memo.map(|m| m.heads.as_slice()),
     };
     let uses = EntryUsesRef {
-        uses: file.facts.as_ref().and_then(CompactFacts::uses),
+        uses: file.facts.as_ref().is_some_and(CompactFacts::has_uses),
         outcomes: memo.map(|m| OutcomesRef {
             uses: &m.uses,
             imports: &m.imports,

@@ -42,7 +42,7 @@ impl Index {
             }
             if let Some(parts) = crate::cache::part_sizes(&path) {
                 line("  declarations", parts.declarations);
-                line("  texts and outcomes", parts.texts_and_outcomes);
+                line("  outcomes", parts.outcomes);
                 line("  references", parts.references);
                 line("  framing", parts.framing);
             }

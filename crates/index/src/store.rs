@@ -1573,6 +1573,27 @@ impl Layer {
         })
     }
 
+    /// See [`Store::forget_read_pages`].
+    #[allow(unsafe_code)]
+    fn forget_read_pages(&self) {
+        // SAFETY: a read-only shared mapping of a file no one writes (see `map_file`):
+        // dropping its page table entries leaves every byte as it was, and a later read
+        // maps the same bytes in again from the page cache, so borrows of the mapping
+        // stay valid and unchanged. Advice that fails changes nothing.
+        #[cfg(unix)]
+        let _ = unsafe {
+            self.map
+                .unchecked_advise(memmap2::UncheckedAdvice::DontNeed)
+        };
+    }
+
+    /// The signature and doc of symbol record `index`, without the rest of the record.
+    fn symbol_texts(&self, index: u32) -> Option<(&str, &str)> {
+        let symbols = self.symbol_record(index)?;
+        let text = |i: usize| self.counted_string(le_u32(symbols, SYMBOL_TEXTS + i * 4));
+        Some((text(1), text(2)))
+    }
+
     /// The name id of symbol `id`; `u32::MAX` (no name) for an id out of range, which only
     /// a damaged file can hold.
     fn symbol_name_id(&self, id: u32) -> u32 {
@@ -2059,13 +2080,36 @@ impl Store {
     }
 
     pub fn symbol(&self, id: u32) -> Option<SymbolInfo<'_>> {
-        let name_of = |name: u32| self.name(name);
+        let (layer, record) = self.symbol_place(id)?;
+        layer.symbol(record, id, |name| self.name(name))
+    }
+
+    /// The signature and doc of symbol `id` ([`Self::symbol`]'s, without the rest): what
+    /// a resolution from cached facts gives their rows (the facts cache keeps none).
+    pub(crate) fn symbol_texts(&self, id: u32) -> Option<(&str, &str)> {
+        let (layer, record) = self.symbol_place(id)?;
+        layer.symbol_texts(record)
+    }
+
+    /// The layer that holds symbol `id` and its record there; `None` for a base id a
+    /// patch moved.
+    fn symbol_place(&self, id: u32) -> Option<(&Layer, u32)> {
         match self.patch_of_symbol(id) {
-            Some(p) => self
-                .top
-                .symbol(p.first_symbol_record + (id - p.symbols.start), id, name_of),
+            Some(p) => Some((&self.top, p.first_symbol_record + (id - p.symbols.start))),
             None if self.remapped_away(id) => None,
-            None => self.whole().symbol(id, id, name_of),
+            None => Some((self.whole(), id)),
+        }
+    }
+
+    /// Lets the OS take back the pages of this store's files that reads mapped in: a
+    /// whole resolution from cached facts reads every symbol's texts here (about 110 MB
+    /// of symbols and strings on `rustreg`), whose pages would otherwise count in the
+    /// process's resident memory until it ends. Pages read again are mapped in again
+    /// from the page cache.
+    pub(crate) fn forget_read_pages(&self) {
+        self.top.forget_read_pages();
+        if let Some(base) = &self.base {
+            base.forget_read_pages();
         }
     }
 
@@ -2076,13 +2120,8 @@ impl Store {
 
     /// The name id of symbol `id` (`u32::MAX` when there is none).
     pub(crate) fn symbol_name(&self, id: u32) -> u32 {
-        match self.patch_of_symbol(id) {
-            Some(p) => self
-                .top
-                .symbol_name_id(p.first_symbol_record + (id - p.symbols.start)),
-            None if self.remapped_away(id) => NONE,
-            None => self.whole().symbol_name_id(id),
-        }
+        self.symbol_place(id)
+            .map_or(NONE, |(layer, record)| layer.symbol_name_id(record))
     }
 
     /// Ids of the symbols named exactly `name`, ordered by file and line.

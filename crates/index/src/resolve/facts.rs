@@ -316,17 +316,19 @@ struct ContainerKey<'f> {
 /// resolution, so strings are interned per file and definitions are plain integers.
 ///
 /// The facts cache stores them in parts: [`Declarations`], which every resolution reads
-/// of every file, and the uses (the references, and the definitions' signatures and docs
-/// in [`Uses`]), which only a resolution of the file itself reads. An interface patch
-/// decodes the uses of the files it resolves again only (about 40% of a large tree's
-/// facts). The references stay packed ([`PackedRefs`]) until the file is resolved.
+/// of every file, and the uses (the references), which only a resolution of the file
+/// itself reads. An interface patch decodes the uses of the files it resolves again only
+/// (about 40% of a large tree's facts). The references stay packed ([`PackedRefs`])
+/// until the file is resolved. The definitions' signatures and docs are held from the
+/// parse only: the cache leaves them to the store, which has them too.
 #[derive(Debug, Default)]
 pub(crate) struct CompactFacts {
     strings: StringTable,
     /// Distinct inline-module paths of this file's definitions.
     pub module_paths: Vec<Vec<String>>,
-    /// Signatures and doc summaries, back to back.
-    texts: PackedTexts,
+    /// Signatures and doc summaries, back to back; `None` when read from the facts cache,
+    /// which does not store them (see [`CompactFacts::texts`]).
+    texts: Option<PackedTexts>,
     pub definitions: Vec<Def>,
     references: PackedRefs,
     pub imports: Vec<Import>,
@@ -350,7 +352,7 @@ pub(crate) struct CompactFacts {
     mention_filter: MentionFilterOnce,
 }
 
-/// A file's facts but its [`Uses`], as the facts cache stores them.
+/// A file's facts but its uses (references), as the facts cache stores them.
 #[derive(serde::Serialize)]
 pub(crate) struct DeclarationsRef<'a> {
     strings: &'a StringTable,
@@ -380,24 +382,11 @@ pub(crate) struct Declarations {
     by_name: Vec<u32>,
 }
 
-/// What only a resolution of the file itself reads besides its [`PackedRefs`]: its
-/// definitions' signatures and docs (for their rows).
-#[derive(serde::Serialize)]
-pub(crate) struct UsesRef<'a> {
-    texts: &'a PackedTexts,
-}
-
-/// [`UsesRef`] as read back.
-#[derive(serde::Deserialize, Default)]
-pub(crate) struct Uses {
-    texts: PackedTexts,
-}
-
 /// A file's definitions' signatures and docs, back to back, each ended by a NUL, as one
-/// LZ4 block (its size first), held so from the parse (or the cache read) until the
-/// store is written, which unpacks them a file at a time: on `rustreg` every file's
-/// texts are 113 MiB unpacked, held through a whole cold build. The cache stores them as
-/// they are. Empty: the file has none, or its facts were read without their uses.
+/// LZ4 block (its size first), held so from the parse until the store is written, which
+/// unpacks them a file at a time: on `rustreg` every file's texts are 113 MiB unpacked,
+/// held through a whole cold build. The facts cache does not store them: the store has
+/// them (see [`CompactFacts::texts_from`]). Empty: the file has none.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct PackedTexts(Box<[u8]>);
 
@@ -443,37 +432,12 @@ impl PackedTexts {
         PackedTexts(lz4_flex::block::compress_prepend_size(texts.as_bytes()).into_boxed_slice())
     }
 
-    /// The texts; `None` when the bytes do not decode (damage that the cache entry's
-    /// checksum did not catch).
-    fn unpack(&self) -> Option<String> {
-        if self.0.is_empty() {
-            return Some(String::new());
-        }
-        String::from_utf8(crate::cache::decompress_block(&self.0)?).ok()
-    }
-}
-
-impl serde::Serialize for PackedTexts {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_bytes(&self.0)
-    }
-}
-
-impl<'de> serde::Deserialize<'de> for PackedTexts {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct Bytes;
-        impl serde::de::Visitor<'_> for Bytes {
-            type Value = PackedTexts;
-
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("packed texts")
-            }
-
-            fn visit_bytes<E: serde::de::Error>(self, bytes: &[u8]) -> Result<PackedTexts, E> {
-                Ok(PackedTexts(bytes.into()))
-            }
-        }
-        deserializer.deserialize_bytes(Bytes)
+    /// The texts. Packed by this process and never read from a file, they unpack; were
+    /// they not to, the rows would have none.
+    fn unpack(&self) -> String {
+        crate::cache::decompress_block(&self.0)
+            .and_then(|bytes| String::from_utf8(bytes).ok())
+            .unwrap_or_default()
     }
 }
 
@@ -760,14 +724,40 @@ impl CompactFacts {
         self.chains.get(r.chain as usize)
     }
 
-    /// The definitions' signatures and docs, unpacked (see [`CompactFacts::symbol_row`]);
-    /// empty when they do not decode (damage the cache's checksum missed), which the
-    /// trace notes: the rows then have none.
-    pub fn texts(&self) -> String {
-        self.texts.unpack().unwrap_or_else(|| {
-            crate::trace::note(format_args!("a file's signatures and docs do not unpack"));
-            String::new()
-        })
+    /// The definitions' signatures and docs, unpacked (see [`CompactFacts::symbol_row`]),
+    /// where these facts hold them: facts parsed in this process do, facts read from the
+    /// cache do not (`None`: lay them out from the store with
+    /// [`CompactFacts::texts_from`]).
+    pub fn texts(&self) -> Option<String> {
+        self.texts.as_ref().map(PackedTexts::unpack)
+    }
+
+    /// The texts [`CompactFacts::texts`] gives, laid out again from `stored`: each
+    /// definition's signature and doc, in order, as the store holds them (`None` for one
+    /// it cannot read). `None` when they do not fit these facts: another count, or a
+    /// definition whose texts would start elsewhere than it says.
+    pub fn texts_from<'s>(
+        &self,
+        mut stored: impl ExactSizeIterator<Item = Option<(&'s str, &'s str)>>,
+    ) -> Option<String> {
+        if stored.len() != self.definitions.len() {
+            return None;
+        }
+        let mut texts = String::new();
+        for d in &self.definitions {
+            let (signature, doc) = stored.next()??;
+            if PackedTexts::push(&mut texts, signature, doc) != d.text {
+                return None;
+            }
+        }
+        Some(texts)
+    }
+
+    /// Holds `texts` (as [`CompactFacts::texts_from`] lays them out) as if parsed here:
+    /// for facts that the store will not give them to (a renamed file's, cached under
+    /// its old path).
+    pub fn hold_texts(&mut self, texts: &str) {
+        self.texts = Some(PackedTexts::pack(texts));
     }
 
     /// This file's definitions named `name`, in source order.
@@ -891,7 +881,7 @@ impl CompactFacts {
         let mut compact = CompactFacts {
             strings: StringTable::new(&strings.values),
             module_paths: module_paths.values,
-            texts: PackedTexts::pack(&texts),
+            texts: Some(PackedTexts::pack(&texts)),
             definitions,
             references: PackedRefs::pack(&references),
             imports: facts.imports,
@@ -933,12 +923,6 @@ impl CompactFacts {
         }
     }
 
-    /// The part only a resolution of this file reads, for the cache (with
-    /// [`CompactFacts::packed_references`]); `None` when the facts were read without it.
-    pub fn uses(&self) -> Option<UsesRef<'_>> {
-        self.has_uses.then_some(UsesRef { texts: &self.texts })
-    }
-
     /// The references as the cache stores them (empty without the uses).
     pub fn packed_references(&self) -> &PackedRefs {
         &self.references
@@ -956,13 +940,10 @@ impl CompactFacts {
         self.references.count() + self.imports.len()
     }
 
-    /// Facts as the cache stored them (without their uses when `uses` is `None`); `None`
-    /// when they do not hold together (a definition index out of range), so the entry is
-    /// refused rather than trusted.
-    pub fn from_parts(
-        declarations: Declarations,
-        uses: Option<(Uses, PackedRefs)>,
-    ) -> Option<Self> {
+    /// Facts as the cache stored them (without their uses when `references` is `None`);
+    /// `None` when they do not hold together (a definition index out of range), so the
+    /// entry is refused rather than trusted.
+    pub fn from_parts(declarations: Declarations, references: Option<PackedRefs>) -> Option<Self> {
         let Declarations {
             strings,
             module_paths,
@@ -975,14 +956,13 @@ impl CompactFacts {
             containers,
             by_name,
         } = declarations;
-        let has_uses = uses.is_some();
-        let (Uses { texts }, references) = uses.unwrap_or_default();
+        let has_uses = references.is_some();
         let mut facts = CompactFacts {
             strings,
             module_paths,
-            texts,
+            texts: None,
             definitions,
-            references,
+            references: references.unwrap_or_default(),
             imports,
             default_export_name,
             types,
@@ -997,8 +977,8 @@ impl CompactFacts {
         facts.build_lookups().then_some(facts)
     }
 
-    /// Whether the references, signatures and docs are here: facts read from the cache
-    /// without them serve other files' resolution (their declarations), never their own.
+    /// Whether the references are here: facts read from the cache without them serve
+    /// other files' resolution (their declarations), never their own.
     pub fn has_uses(&self) -> bool {
         self.has_uses
     }
@@ -1007,7 +987,7 @@ impl CompactFacts {
     /// [`CompactFacts::from_parts`]).
     pub fn drop_uses(&mut self) {
         self.references = PackedRefs::default();
-        self.texts = PackedTexts::default();
+        self.texts = None;
         self.has_uses = false;
     }
 
@@ -1338,7 +1318,8 @@ impl CompactFacts {
 
     /// Symbol rows of this file for a patch: ids from `symbol_base` on, each keeping the
     /// qualified-name prefix the store holds for it (`prefix_of(i)`), which the interface
-    /// fixes.
+    /// fixes. `None` when a name or prefix is missing, or for facts that do not hold
+    /// their texts (read from the cache: a patch parses the files it makes rows of).
     pub fn symbol_rows(
         &self,
         fid: u32,
@@ -1346,7 +1327,7 @@ impl CompactFacts {
         name_id: &dyn Fn(&str) -> Option<u32>,
         prefix_of: &dyn Fn(u32) -> Option<Arc<str>>,
     ) -> Option<Vec<SymbolRow<'static>>> {
-        let texts = self.texts();
+        let texts = self.texts()?;
         self.definitions
             .iter()
             .enumerate()
@@ -1550,7 +1531,8 @@ mod tests {
     }
 
     #[test]
-    fn texts_are_held_packed_and_give_each_row_its_signature_and_doc() {
+    fn texts_are_held_packed_give_each_row_its_signature_and_doc_and_lay_out_again_from_the_store()
+    {
         let source = b"/// Adds up a cart.\npub fn total(c: &Cart) -> u32 { 0 }\n\n/// A cart.\npub struct Cart { items: u32 }\n";
         let parsed = mcursor_syntax::parse_source(
             mcursor_syntax::Lang::Rust,
@@ -1572,7 +1554,7 @@ mod tests {
             "{extracted:?}"
         );
         let facts = CompactFacts::from_facts(parsed);
-        let texts = facts.texts();
+        let texts = facts.texts().expect("parsed here: held");
         let rows: Vec<(String, String)> = facts
             .definitions
             .iter()
@@ -1582,26 +1564,34 @@ mod tests {
             })
             .collect();
         assert_eq!(rows, extracted);
-        // What the cache stores is what the facts hold, and it reads back the same.
-        let encoded = postcard::to_stdvec(&facts.uses().expect("parsed whole")).expect("encodes");
-        let read: Uses = postcard::from_bytes(&encoded).expect("decodes");
-        assert_eq!(read.texts, facts.texts);
-        // A cut or lying block unpacks to nothing rather than to other texts.
-        let bytes = &facts.texts.0;
-        for cut in 1..bytes.len() {
-            assert!(
-                PackedTexts(bytes[..cut].into()).unpack().is_none(),
-                "cut at {cut}"
-            );
-        }
-        let mut lying = bytes.to_vec();
-        lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
-        assert!(PackedTexts(lying.into()).unpack().is_none());
-        // Facts without their uses have no texts, and no file gets its neighbour's.
+        // The store's texts, in order, lay out the same texts again.
+        let stored = || {
+            rows.iter()
+                .map(|(sig, doc)| Some((sig.as_str(), doc.as_str())))
+        };
+        assert_eq!(facts.texts_from(stored()).as_deref(), Some(texts.as_str()));
+        // Texts that do not fit the definitions give none, rather than another file's or
+        // shifted ones: one too few, one unreadable, one longer than it was.
+        assert_eq!(facts.texts_from(stored().skip(1)), None);
+        let unreadable = stored().enumerate().map(|(i, t)| t.filter(|_| i != 0));
+        assert_eq!(facts.texts_from(unreadable), None);
+        let longer = stored().enumerate().map(|(i, t)| {
+            t.map(|(sig, doc)| {
+                if i == 0 {
+                    ("fn longer()", doc)
+                } else {
+                    (sig, doc)
+                }
+            })
+        });
+        assert_eq!(facts.texts_from(longer), None);
+        // Facts as the cache reads them hold no texts; held again, they give them.
         let mut facts = facts;
         facts.drop_uses();
-        assert_eq!(facts.texts(), "");
-        assert_eq!(PackedTexts::pack("").unpack().as_deref(), Some(""));
+        assert_eq!(facts.texts(), None);
+        facts.hold_texts(&texts);
+        assert_eq!(facts.texts().as_deref(), Some(texts.as_str()));
+        assert_eq!(PackedTexts::pack("").unpack(), "");
     }
 
     #[test]

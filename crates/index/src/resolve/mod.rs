@@ -46,7 +46,6 @@ use crate::trace::trace_phase;
 
 pub(crate) use facts::{
     CompactFacts, ContainerRef, Declarations, DeclarationsRef, Def, LocalRef, NameSet, PackedRefs,
-    Uses, UsesRef,
 };
 pub(crate) use go::go_module_path;
 pub(crate) use kept::KeptTables;
@@ -874,6 +873,58 @@ fn every_symbol(files: &[ParsedFile], heads: &[Option<FileHead>], starts: &[u32]
     symbols
 }
 
+/// Where the rows of a resolution get their definitions' signatures and docs: from each
+/// file's facts when it was parsed in this process, else from `store`, the store of the
+/// generation the facts cache was written with (the cache keeps no texts: the store has
+/// them, for the same content).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Texts<'s> {
+    pub store: Option<&'s crate::store::Store>,
+}
+
+/// Files whose texts are read from the store between two [`Store::forget_read_pages`]
+/// (a whole resolution reads the files in order: each page is read in about once).
+///
+/// [`Store::forget_read_pages`]: crate::store::Store::forget_read_pages
+const TEXT_FILES_PER_PAGE_RELEASE: u32 = 1024;
+
+impl Texts<'_> {
+    /// The texts of file `fid`, `file`, laid out as its definitions say (see
+    /// [`CompactFacts::texts`]). Empty, with a trace note, when neither its facts nor the
+    /// store have them; a build takes cached facts only for files the store has with the
+    /// same content, so only damage that no checksum caught gets here.
+    fn of(&self, fid: u32, file: &ParsedFile, facts: &CompactFacts) -> String {
+        if let Some(texts) = facts.texts() {
+            return texts;
+        }
+        if let Some(store) = self.store
+            && fid.is_multiple_of(TEXT_FILES_PER_PAGE_RELEASE)
+        {
+            store.forget_read_pages();
+        }
+        self.store
+            .and_then(|store| stored_texts(store, &file.row.path, facts))
+            .unwrap_or_else(|| {
+                crate::trace::note(format_args!(
+                    "{}: rows without signatures or docs: the store has none that fit its facts",
+                    file.row.path
+                ));
+                String::new()
+            })
+    }
+}
+
+/// The texts of `facts`, read from the cache, as `store` holds them for the file at
+/// `path` (see [`CompactFacts::texts_from`]); `None` when it has none that fit.
+pub(crate) fn stored_texts(
+    store: &crate::store::Store,
+    path: &str,
+    facts: &CompactFacts,
+) -> Option<String> {
+    let symbols = store.file_symbols(store.file_id(path)?)?;
+    facts.texts_from(symbols.map(|id| store.symbol_texts(id)))
+}
+
 /// File `fid`'s symbols written over `place` (its ids; what its definitions leave
 /// becomes room again).
 fn file_symbols_into(fid: usize, file: &ParsedFile, head: Option<&FileHead>, place: &mut [Symbol]) {
@@ -904,17 +955,18 @@ fn definition_name<'a>(files: &'a [ParsedFile], symbol: &Symbol) -> &'a str {
 
 /// One file's name and path keys and rows: reads only the file and its family's tables,
 /// so files are made in parallel. Its name and path keys only with `keys` (kept tables
-/// hold those of the files that did not change), its rows only when `wanted`: a file
-/// with neither has nothing to make.
+/// hold those of the files that did not change), its rows only when they are wanted,
+/// with their texts from `rows`: a file with neither has nothing to make.
 fn file_symbols<'a>(
     fid: u32,
     file: &'a ParsedFile,
     head: Option<&FileHead>,
     base: u32,
-    wanted: bool,
+    rows: Option<Texts>,
     keys: bool,
     rust: &rust::RustTables,
 ) -> FileSymbols<'a> {
+    let wanted = rows.is_some();
     let mut made = FileSymbols {
         name_keys: Vec::new(),
         rust_paths: Vec::new(),
@@ -944,8 +996,8 @@ fn file_symbols<'a>(
     }
     let mut prefixes = SharedPrefixes::default();
     let mut row_prefix: Option<Arc<str>> = None;
-    // Only a patch's few files get rows here: theirs own their texts.
-    let texts = if wanted { facts.texts() } else { String::new() };
+    // Only a patch's few files get rows here (texts from their facts, or the store's).
+    let texts = rows.map_or_else(String::new, |texts| texts.of(fid, file, facts));
     for_each_scoped(facts, head, |i, d, scope| {
         let sid = base + i;
         if let Some(scope) = scope {
@@ -1011,6 +1063,7 @@ impl SharedPrefixes {
 /// a wanted file.
 struct TreeRows<'a> {
     files: &'a [ParsedFile],
+    texts: Texts<'a>,
     heads: Vec<Option<FileHead>>,
     /// First symbol id of each file.
     file_base: Vec<u32>,
@@ -1036,7 +1089,7 @@ impl RowSource for TreeRows<'_> {
         ) else {
             return;
         };
-        let texts = facts.texts();
+        let texts = self.texts.of(file, &self.files[fid], facts);
         let mut prefixes = SharedPrefixes::default();
         let mut prefix: Arc<str> = Arc::from("");
         for_each_scoped(facts, head, |i, d, scope| {
@@ -1165,9 +1218,10 @@ pub(crate) enum Keep {
 pub(crate) fn resolve<'a>(
     files: &'a [ParsedFile],
     meta: crate::store::IndexMeta,
+    texts: Texts<'a>,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> (StoreData<'a>, Vec<FileMemo>) {
-    let (data, memos, _) = resolve_some(files, meta, None, None, Keep::No, cancelled);
+    let (data, memos, _) = resolve_some(files, meta, None, None, Keep::No, texts, cancelled);
     (data, memos)
 }
 
@@ -1187,6 +1241,7 @@ pub(crate) fn resolve_some<'a>(
     only: Option<&[u32]>,
     known: Option<&KnownHeads>,
     keep: Keep,
+    texts: Texts<'a>,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> (StoreData<'a>, Vec<FileMemo>, Option<KeptTables>) {
     let started = std::time::Instant::now();
@@ -1382,7 +1437,7 @@ pub(crate) fn resolve_some<'a>(
                     &files[fid],
                     heads[fid].as_ref(),
                     tables.file_base[fid],
-                    wanted,
+                    wanted.then_some(texts),
                     made_anew(fid),
                     &tables.rust,
                 )
@@ -1587,6 +1642,7 @@ pub(crate) fn resolve_some<'a>(
                 .collect();
             let rows = SymbolRows::PerFile(Box::new(TreeRows {
                 files,
+                texts,
                 heads,
                 file_base: std::mem::take(&mut tables.file_base),
                 symbol_names: tables.names.take_symbol_names(),
@@ -1652,7 +1708,7 @@ fn check_kept_tables(tables: &Tables, heads: &[Option<FileHead>]) {
                 file,
                 head,
                 tables.file_base[fid],
-                false,
+                None,
                 true,
                 &tables.rust,
             )
@@ -1922,7 +1978,7 @@ fn compatible_kind(kind: RefKind, symbol: SymbolKind) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{
-        Chase, ChaseRecord, CompactFacts, MAX_CHAIN_STEPS, Outcome, ParsedFile, RefRow,
+        Chase, ChaseRecord, CompactFacts, MAX_CHAIN_STEPS, Outcome, ParsedFile, RefRow, Texts,
         fingerprint, resolve, rows_from_memo,
     };
 
@@ -1946,7 +2002,12 @@ mod tests {
             ParsedFile::rust_for_test("a.rs", DEFINED),
             ParsedFile::rust_for_test("b.rs", using),
         ];
-        let (data, memos) = resolve(&files, crate::store::IndexMeta::default(), &|| false);
+        let (data, memos) = resolve(
+            &files,
+            crate::store::IndexMeta::default(),
+            Texts::default(),
+            &|| false,
+        );
         let mut refs: Vec<RefRow> = data.refs.iter().copied().filter(|r| r.file == 1).collect();
         refs.sort_by_key(|r| (r.line, r.column, r.name));
         let names = data.names.iter().map(|n| n.to_string()).collect();
