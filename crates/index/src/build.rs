@@ -640,8 +640,7 @@ fn update(
             .filter(|(_, entry)| entry.hash == file.hash)
             .and_then(|(old, mut entry)| {
                 if let Some(facts) = &mut entry.facts {
-                    let texts = resolve::stored_texts(previous_store?, old, facts)?;
-                    facts.hold_texts(&texts);
+                    facts.hold_texts(&resolve::stored_texts(previous_store?, old, facts)?);
                 }
                 Some(entry)
             });

@@ -450,9 +450,9 @@ impl PackedTexts {
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct PackedRefs(Box<[u8]>);
 
-/// One reference as packed: the ids that are mostly `NONE` as [`stored_id`]s, and the line as its step from the reference
-/// before (they come in source order: mostly 0 or a few). On `rustreg`: 23 MiB packed,
-/// against 43 MiB for [`LocalRef`]s as they are.
+/// One reference as packed: the ids that are mostly `NONE` as [`stored_id`]s, and the
+/// line as its step from the reference before (they come in source order: mostly 0 or a
+/// few). On `rustreg`: 23 MiB packed, against 43 MiB for [`LocalRef`]s as they are.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct PackedRef {
     name: u32,

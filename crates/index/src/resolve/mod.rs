@@ -882,25 +882,14 @@ pub(crate) struct Texts<'s> {
     pub store: Option<&'s crate::store::Store>,
 }
 
-/// Files whose texts are read from the store between two [`Store::forget_read_pages`]
-/// (a whole resolution reads the files in order: each page is read in about once).
-///
-/// [`Store::forget_read_pages`]: crate::store::Store::forget_read_pages
-const TEXT_FILES_PER_PAGE_RELEASE: u32 = 1024;
-
 impl Texts<'_> {
-    /// The texts of file `fid`, `file`, laid out as its definitions say (see
+    /// The texts of `file`, laid out as its definitions say (see
     /// [`CompactFacts::texts`]). Empty, with a trace note, when neither its facts nor the
     /// store have them; a build takes cached facts only for files the store has with the
     /// same content, so only damage that no checksum caught gets here.
-    fn of(&self, fid: u32, file: &ParsedFile, facts: &CompactFacts) -> String {
+    fn of(&self, file: &ParsedFile, facts: &CompactFacts) -> String {
         if let Some(texts) = facts.texts() {
             return texts;
-        }
-        if let Some(store) = self.store
-            && fid.is_multiple_of(TEXT_FILES_PER_PAGE_RELEASE)
-        {
-            store.forget_read_pages();
         }
         self.store
             .and_then(|store| stored_texts(store, &file.row.path, facts))
@@ -997,7 +986,7 @@ fn file_symbols<'a>(
     let mut prefixes = SharedPrefixes::default();
     let mut row_prefix: Option<Arc<str>> = None;
     // Only a patch's few files get rows here (texts from their facts, or the store's).
-    let texts = rows.map_or_else(String::new, |texts| texts.of(fid, file, facts));
+    let texts = rows.map_or_else(String::new, |texts| texts.of(file, facts));
     for_each_scoped(facts, head, |i, d, scope| {
         let sid = base + i;
         if let Some(scope) = scope {
@@ -1058,6 +1047,12 @@ impl SharedPrefixes {
     }
 }
 
+/// Files a whole resolution makes rows of between two [`Store::forget_read_pages`] of
+/// the store it reads texts from: it reads the files in order, each page about once.
+///
+/// [`Store::forget_read_pages`]: crate::store::Store::forget_read_pages
+const ROW_FILES_PER_PAGE_RELEASE: u32 = 1024;
+
 /// The symbol rows of a whole resolution, made from the facts a file at a time as the
 /// store is written (see [`SymbolRows::PerFile`]): the rows [`file_symbols`] makes for
 /// a wanted file.
@@ -1081,6 +1076,11 @@ impl RowSource for TreeRows<'_> {
     }
 
     fn for_each_row(&self, file: u32, each: &mut dyn FnMut(&SymbolRow<'_>)) {
+        if let Some(store) = self.texts.store
+            && file.is_multiple_of(ROW_FILES_PER_PAGE_RELEASE)
+        {
+            store.forget_read_pages();
+        }
         let fid = file as usize;
         let (Some(facts), Some(Some(head)), Some(&base)) = (
             self.files.get(fid).and_then(|f| f.facts.as_ref()),
@@ -1089,7 +1089,7 @@ impl RowSource for TreeRows<'_> {
         ) else {
             return;
         };
-        let texts = self.texts.of(file, &self.files[fid], facts);
+        let texts = self.texts.of(&self.files[fid], facts);
         let mut prefixes = SharedPrefixes::default();
         let mut prefix: Arc<str> = Arc::from("");
         for_each_scoped(facts, head, |i, d, scope| {
