@@ -52,8 +52,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// lists each found by one offset; 10: a directory of the entries by path hash; 11: the
 /// outcomes of the uses without their keys, which the facts give again; 12: definitions'
 /// ids that are often `NONE` stored plus one; 13: no definitions' texts, which the store
-/// has); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 13;
+/// has; 14: types and value chains as one arena of records, `resolve::written`); a cache
+/// of another layout is ignored.
+const LAYOUT_VERSION: u32 = 14;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";

@@ -11,6 +11,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use mcursor_syntax::{Import, ImportTarget, Position, RefKind, SymbolKind, TypeRef, ValueChain};
 
+use super::written::{ChainAt, TypeAt, Written, WrittenBuilder};
 use crate::store::{NONE, SymbolRow};
 
 /// The first paragraph of a doc comment, at most 400 characters: enough to say what a
@@ -147,9 +148,9 @@ pub(crate) struct Def {
     pub end_line: u32,
     pub end_column: u32,
     pub default_export: bool,
-    /// Index into [`CompactFacts::types`] (declared or return type), or `NONE`.
+    /// A type of [`CompactFacts::written`] (declared or return type), or `NONE`.
     pub type_ref: u32,
-    /// Index into [`CompactFacts::chains`] (initial value), or `NONE`.
+    /// A chain of [`CompactFacts::written`] (initial value), or `NONE`.
     pub value: u32,
     /// Where [`CompactFacts::type_lists`] lists the types of its positional fields and
     /// declared parameters (two counts, then the fields' type ids, then the
@@ -163,12 +164,12 @@ pub(crate) struct Def {
 /// An id that is often `NONE` as the facts cache stores it: plus one, so that `NONE` is
 /// 0, one byte as a varint where `u32::MAX` takes five. Every value round-trips (the
 /// arithmetic wraps), so damage reads as some id, never a failure.
-fn stored_id(id: u32) -> u32 {
+pub(super) fn stored_id(id: u32) -> u32 {
     id.wrapping_add(1)
 }
 
 /// An id [`stored_id`] stored, as it was.
-fn read_id(stored: u32) -> u32 {
+pub(super) fn read_id(stored: u32) -> u32 {
     stored.wrapping_sub(1)
 }
 
@@ -241,7 +242,7 @@ impl From<StoredDef> for Def {
 }
 
 /// A container (an `impl`, a class, a trait...) as kept until resolution: integers into
-/// its file's tables, like [`Def`] (its types among the file's deduplicated types).
+/// its file's tables, like [`Def`] (its types among the file's [`Written`] types).
 /// Read through [`ContainerRef`]. A syntax [`mcursor_syntax::Container`] held its name
 /// and types as strings and trees of its own: 168 bytes and several allocations each,
 /// where a large Rust tree has about 180,000 containers.
@@ -249,9 +250,9 @@ impl From<StoredDef> for Def {
 pub(crate) struct CompactContainer {
     /// String id.
     name: u32,
-    /// Index into [`CompactFacts::types`].
+    /// A type of [`CompactFacts::written`].
     self_type: u32,
-    /// Index into [`CompactFacts::types`], or `NONE`.
+    /// A type of [`CompactFacts::written`], or `NONE`.
     implements: u32,
     /// Where [`CompactFacts::type_lists`] lists its supertypes (a count, then their type
     /// ids), or `NONE` when it has none.
@@ -267,34 +268,35 @@ pub(crate) struct CompactContainer {
 #[derive(Clone, Copy)]
 pub(crate) struct ContainerRef<'f> {
     pub name: &'f str,
-    pub self_type: &'f TypeRef,
-    pub implements: Option<&'f TypeRef>,
+    pub self_type: TypeAt<'f>,
+    pub implements: Option<TypeAt<'f>>,
     supertype_ids: &'f [u32],
-    types: &'f [TypeRef],
+    written: &'f Written,
     pub is_abstract: bool,
     pub blanket: bool,
     pub start: Position,
     pub end: Position,
 }
 
-/// A type id that names no type (damage the cache's checksum missed) reads as unknown.
-static UNKNOWN_TYPE: TypeRef = TypeRef::Unknown;
-
 impl<'f> ContainerRef<'f> {
-    pub fn supertypes(&self) -> impl Iterator<Item = &'f TypeRef> + use<'f> {
-        let types = self.types;
-        self.supertype_ids
-            .iter()
-            .map(move |&id| types.get(id as usize).unwrap_or(&UNKNOWN_TYPE))
+    /// Its supertypes (a type id that names no type, damage the cache's checksum missed,
+    /// reads as unknown).
+    pub fn supertypes(&self) -> impl Iterator<Item = TypeAt<'f>> + use<'f> {
+        let written = self.written;
+        self.supertype_ids.iter().map(move |&id| {
+            written
+                .type_at(id)
+                .unwrap_or_else(|| written.unknown_type())
+        })
     }
 
     /// What two versions of a file's container are compared by: all but its position.
     fn key(&self) -> ContainerKey<'f> {
         ContainerKey {
             name: self.name,
-            self_type: self.self_type,
-            implements: self.implements,
-            supertypes: self.supertypes().collect(),
+            self_type: self.self_type.to_type_ref(),
+            implements: self.implements.map(TypeAt::to_type_ref),
+            supertypes: self.supertypes().map(TypeAt::to_type_ref).collect(),
             is_abstract: self.is_abstract,
             blanket: self.blanket,
         }
@@ -305,9 +307,9 @@ impl<'f> ContainerRef<'f> {
 #[derive(Debug, PartialEq, Eq, Hash)]
 struct ContainerKey<'f> {
     name: &'f str,
-    self_type: &'f TypeRef,
-    implements: Option<&'f TypeRef>,
-    supertypes: Vec<&'f TypeRef>,
+    self_type: TypeRef,
+    implements: Option<TypeRef>,
+    supertypes: Vec<TypeRef>,
     is_abstract: bool,
     blanket: bool,
 }
@@ -333,10 +335,9 @@ pub(crate) struct CompactFacts {
     references: PackedRefs,
     pub imports: Vec<Import>,
     pub default_export_name: Option<String>,
-    /// Declared types of definitions, deduplicated.
-    pub types: Vec<TypeRef>,
-    /// Value chains of receivers and initial values, deduplicated.
-    pub chains: Vec<ValueChain>,
+    /// The types written (declared types, parameters, containers' types) and the value
+    /// chains (receivers, initial values), each distinct one once.
+    written: Written,
     /// Lists of type ids, each after its counts: a definition's positional fields and
     /// parameters (two counts), a container's supertypes (one).
     type_lists: Vec<u32>,
@@ -360,8 +361,7 @@ pub(crate) struct DeclarationsRef<'a> {
     definitions: &'a [Def],
     imports: &'a [Import],
     default_export_name: &'a Option<String>,
-    types: &'a [TypeRef],
-    chains: &'a [ValueChain],
+    written: &'a Written,
     type_lists: &'a [u32],
     containers: &'a [CompactContainer],
     by_name: &'a [u32],
@@ -375,8 +375,7 @@ pub(crate) struct Declarations {
     definitions: Vec<Def>,
     imports: Vec<Import>,
     default_export_name: Option<String>,
-    types: Vec<TypeRef>,
-    chains: Vec<ValueChain>,
+    written: Written,
     type_lists: Vec<u32>,
     containers: Vec<CompactContainer>,
     by_name: Vec<u32>,
@@ -639,16 +638,18 @@ impl CompactFacts {
     /// Container `index` of this file.
     pub fn container_at(&self, index: u32) -> Option<ContainerRef<'_>> {
         let c = self.containers.get(index as usize)?;
-        let ty = |id: u32| self.types.get(id as usize);
+        let written = &self.written;
+        let ty = |id: u32| {
+            written
+                .type_at(id)
+                .unwrap_or_else(|| written.unknown_type())
+        };
         Some(ContainerRef {
             name: self.string(c.name),
-            self_type: ty(c.self_type).unwrap_or(&UNKNOWN_TYPE),
-            implements: match c.implements {
-                NONE => None,
-                id => Some(ty(id).unwrap_or(&UNKNOWN_TYPE)),
-            },
+            self_type: ty(c.self_type),
+            implements: (c.implements != NONE).then(|| ty(c.implements)),
             supertype_ids: self.listed(c.supertypes, 1).map_or(&[], |(ids, _)| ids),
-            types: &self.types,
+            written,
             is_abstract: c.is_abstract,
             blanket: c.blanket,
             start: c.start,
@@ -683,12 +684,12 @@ impl CompactFacts {
         Some(ids.split_at(header[0] as usize))
     }
 
-    pub fn type_of(&self, d: &Def) -> Option<&TypeRef> {
-        self.types.get(d.type_ref as usize)
+    pub fn type_of(&self, d: &Def) -> Option<TypeAt<'_>> {
+        self.written.type_at(d.type_ref)
     }
 
-    pub fn value_of(&self, d: &Def) -> Option<&ValueChain> {
-        self.chains.get(d.value as usize)
+    pub fn value_of(&self, d: &Def) -> Option<ChainAt<'_>> {
+        self.written.chain_at(d.value)
     }
 
     /// The type ids of definition `d`'s positional fields and of its declared
@@ -698,15 +699,13 @@ impl CompactFacts {
     }
 
     /// The type of positional field `index` of definition `d` (`.0` of a tuple struct).
-    pub fn tuple_field(&self, d: &Def, index: usize) -> Option<&TypeRef> {
-        let id = *self.lists(d).0.get(index)?;
-        self.types.get(id as usize)
+    pub fn tuple_field(&self, d: &Def, index: usize) -> Option<TypeAt<'_>> {
+        self.written.type_at(*self.lists(d).0.get(index)?)
     }
 
     /// The declared type of parameter `index` of function `d`.
-    pub fn param(&self, d: &Def, index: usize) -> Option<&TypeRef> {
-        let id = *self.lists(d).1.get(index)?;
-        self.types.get(id as usize)
+    pub fn param(&self, d: &Def, index: usize) -> Option<TypeAt<'_>> {
+        self.written.type_at(*self.lists(d).1.get(index)?)
     }
 
     /// The declared types of `d`'s positional fields and of its parameters, for
@@ -715,13 +714,13 @@ impl CompactFacts {
         let (fields, params) = self.lists(d);
         [fields, params].map(|ids| {
             ids.iter()
-                .map(|&id| self.types.get(id as usize).cloned())
+                .map(|&id| self.written.type_at(id).map(TypeAt::to_type_ref))
                 .collect()
         })
     }
 
-    pub fn chain(&self, r: &LocalRef) -> Option<&ValueChain> {
-        self.chains.get(r.chain as usize)
+    pub fn chain(&self, r: &LocalRef) -> Option<ChainAt<'_>> {
+        self.written.chain_at(r.chain)
     }
 
     /// The definitions' signatures and docs, unpacked (see [`CompactFacts::symbol_row`]),
@@ -811,8 +810,7 @@ impl CompactFacts {
 
     pub fn from_facts(facts: mcursor_syntax::FileFacts) -> Self {
         let mut strings: Interner<String> = Interner::new();
-        let mut chains: Interner<ValueChain> = Interner::new();
-        let mut types: Interner<TypeRef> = Interner::new();
+        let mut written = WrittenBuilder::default();
         let references: Vec<LocalRef> = facts
             .references
             .into_iter()
@@ -824,7 +822,10 @@ impl CompactFacts {
                 line: r.start.line,
                 column: r.start.column,
                 enclosing: r.enclosing.unwrap_or(NONE),
-                chain: r.receiver_chain.map(|c| chains.add(c)).unwrap_or(NONE),
+                chain: r
+                    .receiver_chain
+                    .map(|c| written.add_chain(c))
+                    .unwrap_or(NONE),
             })
             .collect();
         let mut module_paths: Interner<Vec<String>> = Interner::new();
@@ -832,19 +833,19 @@ impl CompactFacts {
         let mut definitions = Vec::with_capacity(facts.definitions.len());
         let mut type_lists: Vec<u32> = Vec::new();
         // Lists `lists`' types after their counts (see `type_lists`); `NONE` for none.
-        let mut list = |types: &mut Interner<TypeRef>, lists: &mut [Vec<TypeRef>]| {
+        let mut list = |written: &mut WrittenBuilder, lists: &mut [Vec<TypeRef>]| {
             if lists.iter().all(Vec::is_empty) {
                 return NONE;
             }
             let start = type_lists.len() as u32;
             type_lists.extend(lists.iter().map(|list| list.len() as u32));
             for ty in lists.iter_mut().flat_map(std::mem::take) {
-                type_lists.push(types.add(ty));
+                type_lists.push(written.add_type(ty));
             }
             start
         };
         for d in facts.definitions {
-            let lists = list(&mut types, &mut [d.tuple_fields, d.params]);
+            let lists = list(&mut written, &mut [d.tuple_fields, d.params]);
             let doc = d.doc.map(doc_summary).unwrap_or_default();
             definitions.push(Def {
                 name: strings.add(d.name),
@@ -858,8 +859,8 @@ impl CompactFacts {
                 end_line: d.end.line,
                 end_column: d.end.column,
                 default_export: d.default_export,
-                type_ref: d.type_ref.map(|t| types.add(t)).unwrap_or(NONE),
-                value: d.value.map(|v| chains.add(v)).unwrap_or(NONE),
+                type_ref: d.type_ref.map(|t| written.add_type(t)).unwrap_or(NONE),
+                value: d.value.map(|v| written.add_chain(v)).unwrap_or(NONE),
                 lists,
                 text: PackedTexts::push(&mut texts, &d.signature, &doc),
             });
@@ -869,9 +870,9 @@ impl CompactFacts {
             .into_iter()
             .map(|c| CompactContainer {
                 name: strings.add(c.name),
-                self_type: types.add(c.self_type),
-                implements: c.implements.map(|t| types.add(t)).unwrap_or(NONE),
-                supertypes: list(&mut types, &mut [c.supertypes]),
+                self_type: written.add_type(c.self_type),
+                implements: c.implements.map(|t| written.add_type(t)).unwrap_or(NONE),
+                supertypes: list(&mut written, &mut [c.supertypes]),
                 is_abstract: c.is_abstract,
                 blanket: c.blanket,
                 start: c.start,
@@ -886,8 +887,7 @@ impl CompactFacts {
             references: PackedRefs::pack(&references),
             imports: facts.imports,
             default_export_name: facts.default_export_name,
-            types: types.values,
-            chains: chains.values,
+            written: written.finish(),
             type_lists,
             containers,
             by_name: Vec::new(),
@@ -915,8 +915,7 @@ impl CompactFacts {
             definitions: &self.definitions,
             imports: &self.imports,
             default_export_name: &self.default_export_name,
-            types: &self.types,
-            chains: &self.chains,
+            written: &self.written,
             type_lists: &self.type_lists,
             containers: &self.containers,
             by_name: &self.by_name,
@@ -950,8 +949,7 @@ impl CompactFacts {
             definitions,
             imports,
             default_export_name,
-            types,
-            chains,
+            written,
             type_lists,
             containers,
             by_name,
@@ -965,8 +963,7 @@ impl CompactFacts {
             references: references.unwrap_or_default(),
             imports,
             default_export_name,
-            types,
-            chains,
+            written,
             type_lists,
             containers,
             by_name,
@@ -1007,8 +1004,8 @@ impl CompactFacts {
                 d.container_id,
                 d.parent,
                 d.default_export,
-                f.type_of(d).cloned(),
-                f.value_of(d).cloned(),
+                f.type_of(d).map(TypeAt::to_type_ref),
+                f.value_of(d).map(ChainAt::to_chain),
                 f.listed_types(d),
             )
         };
@@ -1055,7 +1052,7 @@ impl CompactFacts {
         includes_leak: bool,
     ) -> Result<InterfaceChange, &'static str> {
         let mut changed = BTreeSet::new();
-        let container_key = |c: ContainerRef| (c.name.to_owned(), c.self_type.clone());
+        let container_key = |c: ContainerRef| (c.name.to_owned(), c.self_type.to_type_ref());
         fn containers(f: &CompactFacts) -> HashMap<ContainerKey<'_>, i32> {
             let mut counts = HashMap::default();
             for c in f.containers() {
@@ -1108,8 +1105,8 @@ impl CompactFacts {
                     f.container_of(d).map(container_key),
                     parent,
                     d.default_export,
-                    f.type_of(d).cloned(),
-                    f.value_of(d).cloned(),
+                    f.type_of(d).map(TypeAt::to_type_ref),
+                    f.value_of(d).map(ChainAt::to_chain),
                     f.listed_types(d),
                 );
                 *counts.entry(key).or_insert(0) += 1;
@@ -1176,8 +1173,9 @@ impl CompactFacts {
         let (mut members, mut supertypes) = (Vec::new(), Vec::new());
         for (i, c) in self.containers().enumerate() {
             let named = types.contains(c.name)
-                || matches!(c.self_type, TypeRef::Named { path, .. }
-                    if path.last().is_some_and(|n| types.contains(n.as_str())));
+                || c.self_type
+                    .named_last()
+                    .is_some_and(|n| types.contains(n.as_str()));
             if !named {
                 continue;
             }
@@ -1188,9 +1186,7 @@ impl CompactFacts {
                     .map(|d| self.name(d).to_owned()),
             );
             for t in c.implements.into_iter().chain(c.supertypes()) {
-                if let TypeRef::Named { path, .. } = t {
-                    supertypes.extend(path.last().cloned());
-                }
+                supertypes.extend(t.named_last().cloned());
             }
         }
         (members, supertypes)
@@ -1265,10 +1261,7 @@ impl CompactFacts {
                 }
             }
         }
-        self.types.iter().for_each(|t| t.for_each_name(&mut *check));
-        self.chains
-            .iter()
-            .for_each(|c| c.for_each_name(&mut *check));
+        self.written.for_each_name(&mut *check);
     }
 
     /// The names of this file's definitions whose type may follow from `names`: their
@@ -1279,21 +1272,7 @@ impl CompactFacts {
         if self.filter_rules_out(names) {
             return Vec::new();
         }
-        let mentions_type = |t: &TypeRef| {
-            let mut found = false;
-            t.for_each_name(&mut |n| found |= names.contains(n));
-            found
-        };
-        let typed: Vec<bool> = self.types.iter().map(mentions_type).collect();
-        let valued: Vec<bool> = self
-            .chains
-            .iter()
-            .map(|c| {
-                let mut found = false;
-                c.for_each_name(&mut |n| found |= names.contains(n));
-                found
-            })
-            .collect();
+        let (typed, valued) = self.written.mentioning(&mut |n| names.contains(n));
         let at = |flags: &[bool], i: u32| flags.get(i as usize).copied().unwrap_or(false);
         let containers: Vec<bool> = self
             .containers
@@ -1378,6 +1357,7 @@ impl CompactFacts {
         let definitions = self.definitions.len();
         if self.by_name.len() != definitions
             || self.by_name.iter().any(|&i| i as usize >= definitions)
+            || !self.written.holds_together()
         {
             return false;
         }
@@ -1610,17 +1590,18 @@ mod tests {
         let facts = CompactFacts::from_facts(parsed.clone());
         // What was extracted, read back through the offsets.
         for (d, extracted) in facts.definitions.iter().zip(&parsed.definitions) {
-            let fields: Vec<Option<&TypeRef>> = (0..extracted.tuple_fields.len() + 1)
-                .map(|i| facts.tuple_field(d, i))
+            let fields: Vec<Option<TypeRef>> = (0..extracted.tuple_fields.len() + 1)
+                .map(|i| facts.tuple_field(d, i).map(TypeAt::to_type_ref))
                 .collect();
-            let mut expected: Vec<Option<&TypeRef>> =
-                extracted.tuple_fields.iter().map(Some).collect();
+            let mut expected: Vec<Option<TypeRef>> =
+                extracted.tuple_fields.iter().cloned().map(Some).collect();
             expected.push(None);
             assert_eq!(fields, expected, "{}", extracted.name);
-            let params: Vec<Option<&TypeRef>> = (0..extracted.params.len() + 1)
-                .map(|i| facts.param(d, i))
+            let params: Vec<Option<TypeRef>> = (0..extracted.params.len() + 1)
+                .map(|i| facts.param(d, i).map(TypeAt::to_type_ref))
                 .collect();
-            let mut expected: Vec<Option<&TypeRef>> = extracted.params.iter().map(Some).collect();
+            let mut expected: Vec<Option<TypeRef>> =
+                extracted.params.iter().cloned().map(Some).collect();
             expected.push(None);
             assert_eq!(params, expected, "{}", extracted.name);
         }
@@ -1635,11 +1616,16 @@ mod tests {
         assert!(parsed.containers.iter().any(|c| c.blanket));
         for (read, extracted) in facts.containers().zip(&parsed.containers) {
             assert_eq!(read.name, extracted.name);
-            assert_eq!(read.self_type, &extracted.self_type);
-            assert_eq!(read.implements, extracted.implements.as_ref());
+            assert_eq!(read.self_type.to_type_ref(), extracted.self_type);
             assert_eq!(
-                read.supertypes().collect::<Vec<_>>(),
-                extracted.supertypes.iter().collect::<Vec<_>>()
+                read.implements.map(TypeAt::to_type_ref),
+                extracted.implements
+            );
+            assert_eq!(
+                read.supertypes()
+                    .map(TypeAt::to_type_ref)
+                    .collect::<Vec<_>>(),
+                extracted.supertypes
             );
             assert_eq!(
                 (read.is_abstract, read.blanket, read.start, read.end),
@@ -1660,15 +1646,16 @@ mod tests {
             (c.self_type, c.implements, c.supertypes) = (u32::MAX - 1, 7_000, 7_000);
         }
         for d in &damaged.definitions {
-            assert_eq!(
-                (damaged.tuple_field(d, 0), damaged.param(d, 0)),
-                (None, None)
-            );
+            assert!(damaged.tuple_field(d, 0).is_none() && damaged.param(d, 0).is_none());
         }
         for c in damaged.containers() {
             assert_eq!(
-                (c.self_type, c.implements, c.supertypes().count()),
-                (&TypeRef::Unknown, Some(&TypeRef::Unknown), 0)
+                (
+                    c.self_type.to_type_ref(),
+                    c.implements.map(TypeAt::to_type_ref),
+                    c.supertypes().count()
+                ),
+                (TypeRef::Unknown, Some(TypeRef::Unknown), 0)
             );
         }
     }

@@ -30,6 +30,7 @@ mod python;
 mod rust;
 mod shell;
 mod types;
+mod written;
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -1786,8 +1787,8 @@ impl Tables<'_> {
                 // expression): `Path` roots are the only unbound names. A root path that
                 // the receiver as written does not start with went through a local too
                 // (`w = xs; w.f`).
-                local_receiver: facts.chain(r).is_some_and(|c| match &c.root {
-                    mcursor_syntax::ValueRoot::Path(path) => {
+                local_receiver: facts.chain(r).is_some_and(|c| match c.root() {
+                    written::RootView::Path(path) => {
                         r.qualifier == NONE || !written_from_path(path, facts.string(r.qualifier))
                     }
                     _ => true,

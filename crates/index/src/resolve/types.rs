@@ -23,11 +23,10 @@ use std::cell::RefCell;
 
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
-use mcursor_syntax::{
-    Callee, Family, RefKind, SymbolKind, TypeRef, ValueChain, ValueRoot, ValueStep, display_type,
-};
+use mcursor_syntax::{Family, RefKind, SymbolKind, display_type};
 use rayon::prelude::*;
 
+use super::written::{CalleeView, ChainAt, RootView, StepView, TypeAt, TypeList, TypeView};
 use super::{CompactFacts, ContainerRef, Def, Outcome, Place, Tables};
 use crate::store::{ImplKind, ImplRecord, NONE};
 
@@ -1328,8 +1327,9 @@ impl Tables<'_> {
             } = &head;
             let is_deref = implements.is_some()
                 && container.implements.is_some_and(|tr| {
-                    matches!(tr, TypeRef::Named { path, .. }
-                        if path.last().map(String::as_str) == self.resolver(family).deref_trait())
+                    tr.named_last().is_some_and(|last| {
+                        Some(last.as_str()) == self.resolver(family).deref_trait()
+                    })
                 });
             let members = members_of[first..]
                 .iter()
@@ -1467,12 +1467,12 @@ impl Tables<'_> {
 
     /// Evaluates a written type at `at`; `self_ty` is what `Self` stands for (the
     /// receiver of a method, when known).
-    fn eval_type(&self, family: Family, at: Place, ty: &TypeRef, self_ty: Option<&Ty>) -> Ty {
+    fn eval_type(&self, family: Family, at: Place, ty: TypeAt, self_ty: Option<&Ty>) -> Ty {
         let Some(_nested) = Nested::enter() else {
             return Ty::Unknown;
         };
-        match ty {
-            TypeRef::Named { path, args } => {
+        match ty.view() {
+            TypeView::Named { path, args } => {
                 match self.resolver(family).type_path(self, at, path) {
                     Named::Outside(name) => Ty::Outside(
                         name,
@@ -1484,15 +1484,15 @@ impl Tables<'_> {
                     named => self.named_type(family, &named),
                 }
             }
-            TypeRef::SelfType => match self_ty {
+            TypeView::SelfType => match self_ty {
                 Some(ty) => ty.clone(),
                 None => self.enclosing_type(at),
             },
-            TypeRef::Bounds(bounds) => {
+            TypeView::Bounds(bounds) => {
                 let mut repo = Vec::new();
                 let mut outside = None;
                 let mut unknown = false;
-                for bound in bounds {
+                for bound in bounds.iter() {
                     match self.eval_type(family, at, bound, self_ty) {
                         Ty::Repo(sid) => repo.push(sid),
                         Ty::Bounds(list) => repo.extend(list),
@@ -1510,27 +1510,27 @@ impl Tables<'_> {
                     _ => Ty::Unknown,
                 }
             }
-            TypeRef::Array(element) => Ty::Outside(
+            TypeView::Array(element) => Ty::Outside(
                 "[]".to_owned(),
                 vec![self.eval_type(family, at, element, self_ty)],
             ),
-            TypeRef::Builtin(name) => Ty::Outside(name.clone(), Vec::new()),
-            TypeRef::Tuple(elements) => Ty::Outside(
+            TypeView::Builtin(name) => Ty::Outside(name.to_owned(), Vec::new()),
+            TypeView::Tuple(elements) => Ty::Outside(
                 TUPLE.to_owned(),
                 elements
                     .iter()
                     .map(|e| self.eval_type(family, at, e, self_ty))
                     .collect(),
             ),
-            TypeRef::Union(members) => Ty::Union(
+            TypeView::Union(members) => Ty::Union(
                 members
                     .iter()
                     .map(|m| self.eval_type(family, at, m, self_ty))
                     .collect(),
             ),
             // A function value: calling it is not a member use.
-            TypeRef::Function { .. } => Ty::Outside("function".to_owned(), Vec::new()),
-            TypeRef::Unknown => Ty::Unknown,
+            TypeView::Function { .. } => Ty::Outside("function".to_owned(), Vec::new()),
+            TypeView::Unknown => Ty::Unknown,
         }
     }
 
@@ -1567,14 +1567,14 @@ impl Tables<'_> {
         &'f self,
         family: Family,
         at: Place<'f>,
-        ty: &'f TypeRef,
-    ) -> Option<(Place<'f>, &'f [TypeRef])> {
-        match ty {
-            TypeRef::Function { params, .. } => Some((at, params)),
-            TypeRef::Bounds(bounds) => bounds
+        ty: TypeAt<'f>,
+    ) -> Option<(Place<'f>, TypeList<'f>)> {
+        match ty.view() {
+            TypeView::Function { params, .. } => Some((at, params)),
+            TypeView::Bounds(bounds) => bounds
                 .iter()
                 .find_map(|b| self.function_params(family, at, b)),
-            TypeRef::Named { path, args } => {
+            TypeView::Named { path, args } => {
                 match self.resolver(family).type_path(self, at, path) {
                     Named::Symbols(sids) => {
                         let sid = *sids.first()?;
@@ -1592,11 +1592,13 @@ impl Tables<'_> {
                     Named::Module(_) | Named::Unknown => None,
                 }
             }
-            TypeRef::Union(members) => members
+            TypeView::Union(members) => members
                 .iter()
                 .find_map(|m| self.function_params(family, at, m)),
-            TypeRef::Tuple(_) => None,
-            TypeRef::SelfType | TypeRef::Array(_) | TypeRef::Builtin(_) | TypeRef::Unknown => None,
+            TypeView::Tuple(_) => None,
+            TypeView::SelfType | TypeView::Array(_) | TypeView::Builtin(_) | TypeView::Unknown => {
+                None
+            }
         }
     }
 
@@ -1661,24 +1663,24 @@ impl Tables<'_> {
         &self,
         family: Family,
         at: Place,
-        callee: &Callee,
+        callee: CalleeView,
         argument: u32,
         parameter: u32,
     ) -> Ty {
         let resolver = self.resolver(family);
         match callee {
-            Callee::Method { receiver, name } => {
+            CalleeView::Method { receiver, name } => {
                 let receiver = self.eval_chain(family, at, receiver);
                 self.method_callback_type(family, &receiver, name, argument, parameter)
             }
-            Callee::Function(path) => match resolver.call_path(self, at, path) {
+            CalleeView::Function(path) => match resolver.call_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
                     Some(&sid) => self.callback_param_type(family, sid, argument, parameter, None),
                     None => Ty::Unknown,
                 },
                 Named::Outside(_) | Named::Module(_) | Named::Unknown => Ty::Unknown,
             },
-            Callee::Constructor(ty) => {
+            CalleeView::Constructor(ty) => {
                 let class = self.eval_type(family, at, ty, None);
                 match self
                     .types
@@ -1759,14 +1761,14 @@ impl Tables<'_> {
     }
 
     /// Evaluates a value chain at `at`.
-    fn eval_chain(&self, family: Family, at: Place, chain: &ValueChain) -> Ty {
+    fn eval_chain(&self, family: Family, at: Place, chain: ChainAt) -> Ty {
         let Some(_nested) = Nested::enter() else {
             return Ty::Unknown;
         };
         let resolver = self.resolver(family);
-        let mut ty = match &chain.root {
-            ValueRoot::SelfValue => self.enclosing_type(at),
-            ValueRoot::Super => match self.enclosing_type(at) {
+        let mut ty = match chain.root() {
+            RootView::SelfValue => self.enclosing_type(at),
+            RootView::Super => match self.enclosing_type(at) {
                 Ty::Repo(sid) => self
                     .types
                     .supertypes
@@ -1776,8 +1778,8 @@ impl Tables<'_> {
                     .unwrap_or(Ty::Unknown),
                 _ => Ty::Unknown,
             },
-            ValueRoot::Typed(ty) => self.eval_type(family, at, ty, None),
-            ValueRoot::Path(path) => match resolver.value_path(self, at, path) {
+            RootView::Typed(ty) => self.eval_type(family, at, ty, None),
+            RootView::Path(path) => match resolver.value_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
                     Some(&sid) => match self.symbols[sid as usize].kind {
                         // Ruby calls a method it names without arguments.
@@ -1803,7 +1805,7 @@ impl Tables<'_> {
                 }
                 Named::Unknown => Ty::Unknown,
             },
-            ValueRoot::Call(path) => match resolver.call_path(self, at, path) {
+            RootView::Call(path) => match resolver.call_path(self, at, path) {
                 Named::Symbols(sids) => match sids.first() {
                     Some(&sid) => match self.symbols[sid as usize].kind {
                         SymbolKind::Function | SymbolKind::Method => {
@@ -1843,24 +1845,24 @@ impl Tables<'_> {
                     }
                 }
             },
-            ValueRoot::Callback {
+            RootView::Callback {
                 callee,
                 argument,
                 parameter,
-            } => self.callback_type(family, at, callee, *argument, *parameter),
-            ValueRoot::Unknown => Ty::Unknown,
+            } => self.callback_type(family, at, callee, argument, parameter),
+            RootView::Unknown => Ty::Unknown,
         };
-        for step in &chain.steps {
+        for step in chain.steps() {
             if matches!(ty, Ty::Unknown) {
                 return Ty::Unknown;
             }
             ty = match step {
-                ValueStep::Field(name) => self.member_type(family, &ty, name, RefKind::Field),
-                ValueStep::Call(name) => self.member_type(family, &ty, name, RefKind::Call),
-                ValueStep::Unwrap => self.step_type(family, &ty, Step::Unwrap),
-                ValueStep::Index => self.step_type(family, &ty, Step::Index),
-                ValueStep::Element => self.step_type(family, &ty, Step::Element),
-                ValueStep::Await => self.step_type(family, &ty, Step::Await),
+                StepView::Field(name) => self.member_type(family, &ty, name, RefKind::Field),
+                StepView::Call(name) => self.member_type(family, &ty, name, RefKind::Call),
+                StepView::Unwrap => self.step_type(family, &ty, Step::Unwrap),
+                StepView::Index => self.step_type(family, &ty, Step::Index),
+                StepView::Element => self.step_type(family, &ty, Step::Element),
+                StepView::Await => self.step_type(family, &ty, Step::Await),
             };
         }
         ty
@@ -2036,7 +2038,7 @@ impl Tables<'_> {
         &self,
         family: Family,
         at: Place,
-        chain: &ValueChain,
+        chain: ChainAt,
         name: &str,
         kind: RefKind,
     ) -> Option<Outcome> {
@@ -2049,7 +2051,7 @@ impl Tables<'_> {
                 "[receiver] {} (in the definition at line {}): {name} on {} is {receiver:?}",
                 self.files[at.fid as usize].row.path,
                 at.enclosing.map_or(0, |d| d.line),
-                mcursor_syntax::describe_chain(chain)
+                mcursor_syntax::describe_chain(&chain.to_chain())
             );
         }
         if let Ty::Module(fid) = receiver {
@@ -2091,15 +2093,18 @@ fn is_constructor(name: &str) -> bool {
     )
 }
 
-fn mentions_self(ty: &TypeRef) -> bool {
-    match ty {
-        TypeRef::SelfType => true,
-        TypeRef::Named { args, .. } => args.iter().any(mentions_self),
-        TypeRef::Bounds(list) => list.iter().any(mentions_self),
-        TypeRef::Array(inner) => mentions_self(inner),
-        TypeRef::Function { params, ret } => params.iter().any(mentions_self) || mentions_self(ret),
-        TypeRef::Union(members) | TypeRef::Tuple(members) => members.iter().any(mentions_self),
-        TypeRef::Builtin(_) | TypeRef::Unknown => false,
+fn mentions_self(ty: TypeAt) -> bool {
+    match ty.view() {
+        TypeView::SelfType => true,
+        TypeView::Named { args: list, .. }
+        | TypeView::Bounds(list)
+        | TypeView::Union(list)
+        | TypeView::Tuple(list) => list.iter().any(mentions_self),
+        TypeView::Array(inner) => mentions_self(inner),
+        TypeView::Function { params, ret } => {
+            params.iter().any(mentions_self) || mentions_self(ret)
+        }
+        TypeView::Builtin(_) | TypeView::Unknown => false,
     }
 }
 
@@ -2107,16 +2112,19 @@ fn mentions_self(ty: &TypeRef) -> bool {
 /// parameter with the bounds (`P: Source`; extraction names the container
 /// `<P as Parser>`).
 fn implementor_text(container: &ContainerRef) -> String {
-    match container.self_type {
-        TypeRef::Bounds(bounds) if container.blanket => {
+    match container.self_type.view() {
+        TypeView::Bounds(bounds) if container.blanket => {
             let parameter = container
                 .name
                 .strip_prefix('<')
                 .and_then(|n| n.split(" as ").next())
                 .unwrap_or("T");
-            let bounds: Vec<String> = bounds.iter().map(display_type).collect();
+            let bounds: Vec<String> = bounds
+                .iter()
+                .map(|bound| display_type(&bound.to_type_ref()))
+                .collect();
             format!("{parameter}: {}", bounds.join(" + "))
         }
-        other => display_type(other),
+        _ => display_type(&container.self_type.to_type_ref()),
     }
 }
