@@ -428,7 +428,7 @@ pub struct IndexMeta {
 /// need not outlive the builder (rows made a file at a time as they are written).
 #[derive(Default)]
 struct StringsBuilder {
-    bytes: Vec<u8>,
+    bytes: ChunkedBytes,
     /// XXH3 of each text stored, to its place.
     seen: rustc_hash::FxHashMap<u64, (u32, u32)>,
     /// The same for counted texts, to where their length starts.
@@ -448,8 +448,9 @@ impl StringsBuilder {
         match self.seen.entry(hash) {
             Entry::Occupied(seen) => {
                 let (offset, len) = *seen.get();
-                let stored = self.bytes.get(offset as usize..(offset + len) as usize);
-                if stored == Some(text.as_bytes()) {
+                if len as usize == text.len()
+                    && self.bytes.holds_at(offset as usize, text.as_bytes())
+                {
                     return (offset, len);
                 }
                 // Two texts with one hash (about 10^-8 for a large tree): the second is
@@ -459,7 +460,7 @@ impl StringsBuilder {
                 slot.insert(at);
             }
         }
-        self.bytes.extend_from_slice(text.as_bytes());
+        self.bytes.extend(text.as_bytes());
         at
     }
 
@@ -482,7 +483,10 @@ impl StringsBuilder {
         match self.counted.entry(hash) {
             Entry::Occupied(seen) => {
                 let offset = *seen.get();
-                if counted_text(&self.bytes, offset) == Some(text.as_bytes()) {
+                if self
+                    .bytes
+                    .holds_counted_at(offset as usize, text.as_bytes())
+                {
                     return offset;
                 }
                 // A hash collision: stored again, unshared (as in `add_hashed`).
@@ -491,14 +495,89 @@ impl StringsBuilder {
                 slot.insert(at);
             }
         }
-        let mut len = text.len();
+        let (mut length, mut used, mut len) = ([0u8; 10], 0, text.len());
         while len >= 0x80 {
-            self.bytes.push(len as u8 | 0x80);
+            length[used] = len as u8 | 0x80;
+            used += 1;
             len >>= 7;
         }
-        self.bytes.push(len as u8);
-        self.bytes.extend_from_slice(text.as_bytes());
+        length[used] = len as u8;
+        self.bytes.extend(&length[..=used]);
+        self.bytes.extend(text.as_bytes());
         at
+    }
+}
+
+/// How many bytes a chunk of [`ChunkedBytes`] holds.
+const STRINGS_CHUNK: usize = 4 << 20;
+
+/// The strings section's bytes as they are added, in chunks of [`STRINGS_CHUNK`] that are
+/// never moved: one vector doubled from 32 to 64 MiB while the symbols were written,
+/// copying its bytes at the store write's peak (on `rustreg`, benches/README.md, "Where
+/// the peak is now"). Every chunk but the last is full, so byte `i` is in chunk
+/// `i / STRINGS_CHUNK`.
+#[derive(Default)]
+struct ChunkedBytes {
+    chunks: Vec<Vec<u8>>,
+    len: usize,
+}
+
+impl ChunkedBytes {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn extend(&mut self, mut bytes: &[u8]) {
+        while !bytes.is_empty() {
+            let chunk = match self.chunks.last_mut() {
+                Some(chunk) if chunk.len() < STRINGS_CHUNK => chunk,
+                _ => {
+                    self.chunks.push(Vec::with_capacity(STRINGS_CHUNK));
+                    let last = self.chunks.len() - 1;
+                    &mut self.chunks[last]
+                }
+            };
+            let (now, rest) = bytes.split_at(bytes.len().min(STRINGS_CHUNK - chunk.len()));
+            chunk.extend_from_slice(now);
+            self.len += now.len();
+            bytes = rest;
+        }
+    }
+
+    fn byte_at(&self, at: usize) -> Option<u8> {
+        self.chunks
+            .get(at / STRINGS_CHUNK)?
+            .get(at % STRINGS_CHUNK)
+            .copied()
+    }
+
+    /// Whether the bytes from `start` on are `expected` (false where they run past the
+    /// end).
+    fn holds_at(&self, mut start: usize, mut expected: &[u8]) -> bool {
+        while !expected.is_empty() {
+            let Some(chunk) = self.chunks.get(start / STRINGS_CHUNK) else {
+                return false;
+            };
+            let Some(here) = chunk.get(start % STRINGS_CHUNK..) else {
+                return false;
+            };
+            let n = here.len().min(expected.len());
+            if n == 0 || here[..n] != expected[..n] {
+                return false;
+            }
+            (start, expected) = (start + n, &expected[n..]);
+        }
+        true
+    }
+
+    /// Whether a counted text ([`StringsBuilder::add_counted`]) at `offset` is `text`.
+    fn holds_counted_at(&self, offset: usize, text: &[u8]) -> bool {
+        counted_len(|i| self.byte_at(i), offset)
+            .is_some_and(|(len, start)| len == text.len() && self.holds_at(start, text))
+    }
+
+    fn chunks(&self) -> impl Iterator<Item = &[u8]> {
+        self.chunks.iter().map(Vec::as_slice)
     }
 }
 
@@ -514,15 +593,22 @@ fn counted_text(strings: &[u8], offset: u32) -> Option<&[u8]> {
 /// The bytes at `at` of `bytes` after their length as a LEB128 varint (at most five
 /// bytes: postcard's length prefix too), and where they end; `None` when the length or
 /// the bytes run past the end.
-pub(crate) fn counted_bytes(bytes: &[u8], mut at: usize) -> Option<(&[u8], usize)> {
+pub(crate) fn counted_bytes(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
+    let (len, start) = counted_len(|i| bytes.get(i).copied(), at)?;
+    let end = start.checked_add(len)?;
+    Some((bytes.get(start..end)?, end))
+}
+
+/// The LEB128 length at `at` (at most five bytes) and where the bytes it counts start;
+/// `None` when it runs past the end or does not end.
+fn counted_len(byte_at: impl Fn(usize) -> Option<u8>, mut at: usize) -> Option<(usize, usize)> {
     let mut len = 0usize;
     for shift in (0..32).step_by(7) {
-        let byte = *bytes.get(at)?;
+        let byte = byte_at(at)?;
         at += 1;
         len |= usize::from(byte & 0x7F) << shift;
         if byte & 0x80 == 0 {
-            let end = at.checked_add(len)?;
-            return Some((bytes.get(at..end)?, end));
+            return Some((len, at));
         }
     }
     None
@@ -555,9 +641,17 @@ impl Output<'_> {
 
     /// Writes `bytes` at the tail and returns where they start.
     fn append(&mut self, bytes: &[u8]) -> std::io::Result<u64> {
+        self.append_parts(std::iter::once(bytes))
+    }
+
+    /// Writes `parts` back to back at the tail and returns where they start.
+    fn append_parts<'b>(&mut self, parts: impl Iterator<Item = &'b [u8]>) -> std::io::Result<u64> {
         let at = self.tail.div_ceil(8) * 8;
-        self.write_at(at, bytes)?;
-        self.tail = at + bytes.len() as u64;
+        self.tail = at;
+        for part in parts {
+            self.write_at(self.tail, part)?;
+            self.tail += part.len() as u64;
+        }
         Ok(at)
     }
 }
@@ -1102,7 +1196,7 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
         written?;
         plain?;
         let mut output = lock(&output);
-        let at = output.append(&strings.bytes)?;
+        let at = output.append_parts(strings.bytes.chunks())?;
         Ok((at, strings.bytes.len() as u64))
     })
     .at(&tmp_path)?;
@@ -2359,8 +2453,31 @@ mod tests {
         // Another text under the first one's hash is stored apart, not given its place.
         let other = strings.add_hashed("zzzzz", xxhash_rust::xxh3::xxh3_64(b"net::"));
         assert_eq!(other, (11, 5));
-        assert_eq!(&strings.bytes[11..16], b"zzzzz");
+        assert!(strings.bytes.holds_at(11, b"zzzzz"));
         assert_eq!(strings.add("net::"), prefix);
+    }
+
+    #[test]
+    fn texts_across_a_chunk_boundary_are_found_again_and_written_whole() {
+        let mut strings = StringsBuilder::default();
+        let filler = "f".repeat(STRINGS_CHUNK - 3);
+        assert_eq!(strings.add(&filler), (0, filler.len() as u32));
+        // Starts three bytes before the first chunk ends.
+        let across = strings.add("crosses::");
+        assert_eq!(across, (STRINGS_CHUNK as u32 - 3, 9));
+        assert_eq!(strings.add("crosses::"), across);
+        // A counted text whose length and bytes straddle the second chunk's end.
+        strings.add(&"g".repeat(STRINGS_CHUNK - 7));
+        let long = "h".repeat(300);
+        let counted = strings.add_counted(&long);
+        assert_eq!(counted as usize, 2 * STRINGS_CHUNK - 1);
+        assert_eq!(strings.add_counted(&long), counted);
+        assert_ne!(strings.add_counted(&"h".repeat(299)), counted);
+        assert!(!strings.bytes.holds_at(strings.bytes.len() - 2, b"hhh"));
+        let all: Vec<u8> = strings.bytes.chunks().flatten().copied().collect();
+        assert_eq!(all.len(), strings.bytes.len());
+        assert_eq!(&all[across.0 as usize..][..9], b"crosses::");
+        assert_eq!(counted_text(&all, counted), Some(long.as_bytes()));
     }
 
     #[test]
@@ -2383,7 +2500,8 @@ mod tests {
             (other, "zz"),
             (NONE, ""),
         ] {
-            assert_eq!(counted_text(&strings.bytes, offset), Some(text.as_bytes()));
+            let all: Vec<u8> = strings.bytes.chunks().flatten().copied().collect();
+            assert_eq!(counted_text(&all, offset), Some(text.as_bytes()));
         }
         // A length that runs past the bytes, or never ends, reads as nothing.
         assert_eq!(counted_text(&[5, b'a'], 0), None);
