@@ -495,14 +495,12 @@ impl StringsBuilder {
                 slot.insert(at);
             }
         }
-        let (mut length, mut used, mut len) = ([0u8; 10], 0, text.len());
+        let mut len = text.len();
         while len >= 0x80 {
-            length[used] = len as u8 | 0x80;
-            used += 1;
+            self.bytes.extend(&[len as u8 | 0x80]);
             len >>= 7;
         }
-        length[used] = len as u8;
-        self.bytes.extend(&length[..=used]);
+        self.bytes.extend(&[len as u8]);
         self.bytes.extend(text.as_bytes());
         at
     }

@@ -283,11 +283,9 @@ impl<'f> ContainerRef<'f> {
     /// reads as unknown).
     pub fn supertypes(&self) -> impl Iterator<Item = TypeAt<'f>> + use<'f> {
         let written = self.written;
-        self.supertype_ids.iter().map(move |&id| {
-            written
-                .type_at(id)
-                .unwrap_or_else(|| written.unknown_type())
-        })
+        self.supertype_ids
+            .iter()
+            .map(move |&id| written.type_or_unknown(id))
     }
 
     /// What two versions of a file's container are compared by: all but its position.
@@ -639,11 +637,7 @@ impl CompactFacts {
     pub fn container_at(&self, index: u32) -> Option<ContainerRef<'_>> {
         let c = self.containers.get(index as usize)?;
         let written = &self.written;
-        let ty = |id: u32| {
-            written
-                .type_at(id)
-                .unwrap_or_else(|| written.unknown_type())
-        };
+        let ty = |id: u32| written.type_or_unknown(id);
         Some(ContainerRef {
             name: self.string(c.name),
             self_type: ty(c.self_type),

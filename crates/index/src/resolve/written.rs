@@ -262,12 +262,10 @@ impl Written {
         ((id as usize) < self.types.len()).then_some(TypeAt { written: self, id })
     }
 
-    /// A type that reads as unknown (what an id that names no type stands for).
-    pub fn unknown_type(&self) -> TypeAt<'_> {
-        TypeAt {
-            written: self,
-            id: NONE,
-        }
+    /// Type `id`, which reads as unknown when there is none (damage the cache's checksum
+    /// missed).
+    pub fn type_or_unknown(&self, id: u32) -> TypeAt<'_> {
+        TypeAt { written: self, id }
     }
 
     /// Chain `id`; `None` when there is none.
@@ -288,6 +286,34 @@ impl Written {
             .checked_add(1 + count as usize)
             .and_then(|end| self.lists.get(start + 1..end))
             .unwrap_or(&[])
+    }
+
+    /// A type record's parts: its path or name (a path id), and the ids of the types it
+    /// is made of (what [`TypeAt::view`] reads, for the passes over every record).
+    fn type_parts(&self, t: &TypeRecord) -> (Option<u32>, impl Iterator<Item = u32> + '_) {
+        let (path, list, single) = match t.shape {
+            TypeShape::Named => (Some(t.a), t.b, None),
+            TypeShape::Bounds | TypeShape::Tuple | TypeShape::Union => (None, t.a, None),
+            TypeShape::Array => (None, NONE, Some(t.a)),
+            TypeShape::Function => (None, t.a, Some(t.b)),
+            TypeShape::Builtin => (Some(t.a), NONE, None),
+            TypeShape::SelfType | TypeShape::Unknown => (None, NONE, None),
+        };
+        (path, self.list(list).iter().copied().chain(single))
+    }
+
+    /// The names (path ids) of the field and method steps the list at `start` holds.
+    fn step_names(&self, start: u32) -> impl Iterator<Item = u32> + '_ {
+        self.list(start)
+            .iter()
+            .filter_map(|&entry| match StepKind::of_entry(entry) {
+                (Some(StepKind::Field | StepKind::Call), name) => Some(name),
+                (
+                    Some(StepKind::Unwrap | StepKind::Index | StepKind::Element | StepKind::Await)
+                    | None,
+                    _,
+                ) => None,
+            })
     }
 
     /// The steps the list at `start` holds.
@@ -326,16 +352,9 @@ impl Written {
         let mut path_has = |id: u32| self.paths.get(id).iter().any(|s| wanted(s));
         let mut typed = vec![false; self.types.len()];
         for (i, t) in self.types.iter().enumerate() {
-            let part = |id: u32| typed.get(id as usize).copied().unwrap_or(false);
-            let parts = |start: u32| self.list(start).iter().any(|&id| part(id));
-            typed[i] = match t.shape {
-                TypeShape::Named => path_has(t.a) || parts(t.b),
-                TypeShape::Bounds | TypeShape::Tuple | TypeShape::Union => parts(t.a),
-                TypeShape::Array => part(t.a),
-                TypeShape::Function => parts(t.a) || part(t.b),
-                TypeShape::Builtin => path_has(t.a),
-                TypeShape::SelfType | TypeShape::Unknown => false,
-            };
+            let (path, mut parts) = self.type_parts(t);
+            typed[i] = path.is_some_and(&mut path_has)
+                || parts.any(|id| typed.get(id as usize).copied().unwrap_or(false));
         }
         let mut valued = vec![false; self.chains.len()];
         for (i, c) in self.chains.iter().enumerate() {
@@ -348,23 +367,7 @@ impl Written {
                 }
                 RootShape::SelfValue | RootShape::Super | RootShape::Unknown => false,
             };
-            valued[i] = root
-                || self
-                    .list(c.steps)
-                    .iter()
-                    .any(|&entry| match StepKind::of_entry(entry) {
-                        (Some(StepKind::Field | StepKind::Call), name) => path_has(name),
-                        (
-                            Some(
-                                StepKind::Unwrap
-                                | StepKind::Index
-                                | StepKind::Element
-                                | StepKind::Await,
-                            )
-                            | None,
-                            _,
-                        ) => false,
-                    });
+            valued[i] = root || self.step_names(c.steps).any(&mut path_has);
         }
         (typed, valued)
     }
@@ -373,17 +376,11 @@ impl Written {
     /// than its record (as [`WrittenBuilder`] adds them). A cache entry where this does
     /// not hold is refused.
     pub fn holds_together(&self) -> bool {
-        let types_ok = self.types.iter().enumerate().all(|(i, t)| {
-            let below = |id: u32| (id as usize) < i;
-            let listed_below = |start: u32| self.list(start).iter().all(|&id| below(id));
-            match t.shape {
-                TypeShape::Named => listed_below(t.b),
-                TypeShape::Bounds | TypeShape::Tuple | TypeShape::Union => listed_below(t.a),
-                TypeShape::Array => below(t.a),
-                TypeShape::Function => listed_below(t.a) && below(t.b),
-                TypeShape::Builtin | TypeShape::SelfType | TypeShape::Unknown => true,
-            }
-        });
+        let types_ok = self
+            .types
+            .iter()
+            .enumerate()
+            .all(|(i, t)| self.type_parts(t).1.all(|id| (id as usize) < i));
         types_ok
             && self
                 .chains
