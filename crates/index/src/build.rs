@@ -2215,8 +2215,8 @@ fn stored_records(
                 kind: s.kind,
                 member: s.member,
                 prefix: stored_prefix(&s),
-                signature: Cow::Owned(s.signature.to_owned()),
-                doc: Cow::Owned(s.doc.to_owned()),
+                signature: Cow::Owned(s.signature().to_owned()),
+                doc: Cow::Owned(s.doc().to_owned()),
             })
         })
         .collect::<Option<Vec<_>>>()?;

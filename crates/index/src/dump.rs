@@ -95,8 +95,8 @@ impl Index {
                     s.kind.as_str(),
                     s.qualified_name,
                     s.parent.map_or_else(|| "-".to_owned(), place),
-                    s.signature,
-                    s.doc
+                    s.signature(),
+                    s.doc()
                 ));
             }
             for id in file.symbols.clone() {

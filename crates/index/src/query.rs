@@ -495,8 +495,8 @@ impl Index {
             line: symbol.line,
             column: symbol.column,
             end_line: symbol.end_line,
-            signature: symbol.signature.to_owned(),
-            doc: symbol.doc.to_owned(),
+            signature: symbol.signature().to_owned(),
+            doc: symbol.doc().to_owned(),
             id: symbol.id,
             member: symbol.member,
         }
@@ -531,7 +531,9 @@ impl Index {
         } else {
             self.store.symbols_named(last)
         };
-        let mut hits: Vec<SymbolHit> = ids
+        // Each with its path: ordered and cut before their hits are made, which read
+        // their signatures and docs (from compressed blocks).
+        let mut found: Vec<(&str, SymbolInfo<'_>)> = ids
             .into_iter()
             .filter_map(|id| self.store.symbol(id))
             .filter(|s| query.kind.is_none_or(|k| k == s.kind))
@@ -541,16 +543,24 @@ impl Index {
                     || query.fuzzy
                     || qualified_ends_with(&s.qualified_name, &segments, query.prefix)
             })
-            .map(|s| self.hit(&s))
+            .map(|s| (self.store.file(s.file).map_or("", |f| f.path), s))
             .collect();
-        if hits.is_empty() && segments.len() >= 2 && !query.prefix && !query.fuzzy {
-            hits = self.by_public_path(&segments, query);
-        }
-        hits.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
-        let total = hits.len();
-        if let Some(limit) = query.limit {
-            hits.truncate(limit);
-        }
+        let limit = query.limit.unwrap_or(usize::MAX);
+        let (hits, total) =
+            if found.is_empty() && segments.len() >= 2 && !query.prefix && !query.fuzzy {
+                let mut hits = self.by_public_path(&segments, query);
+                hits.sort_by(|a, b| (&a.path, a.line, a.column).cmp(&(&b.path, b.line, b.column)));
+                let total = hits.len();
+                hits.truncate(limit);
+                (hits, total)
+            } else {
+                found.sort_by(|(a_path, a), (b_path, b)| {
+                    (a_path, a.line, a.column).cmp(&(b_path, b.line, b.column))
+                });
+                let total = found.len();
+                let hits = found.iter().take(limit).map(|(_, s)| self.hit(s)).collect();
+                (hits, total)
+            };
         Page {
             hits,
             total,

@@ -725,21 +725,25 @@ impl CompactFacts {
         self.texts.as_ref().map(PackedTexts::unpack)
     }
 
-    /// The texts [`CompactFacts::texts`] gives, laid out again from `stored`: each
-    /// definition's signature and doc, in order, as the store holds them (`None` for one
-    /// it cannot read). `None` when they do not fit these facts: another count, or a
-    /// definition whose texts would start elsewhere than it says.
-    pub fn texts_from<'s>(
+    /// The texts [`CompactFacts::texts`] gives, laid out again from the `count` that the
+    /// store holds: `next_stored` copies each definition's signature and doc, in order,
+    /// into the two strings it is given (false for one it cannot read). `None` when they
+    /// do not fit these facts: another count, or a definition whose texts would start
+    /// elsewhere than it says.
+    pub fn texts_from(
         &self,
-        mut stored: impl ExactSizeIterator<Item = Option<(&'s str, &'s str)>>,
+        count: usize,
+        mut next_stored: impl FnMut(&mut String, &mut String) -> bool,
     ) -> Option<String> {
-        if stored.len() != self.definitions.len() {
+        if count != self.definitions.len() {
             return None;
         }
         let mut texts = String::new();
+        let (mut signature, mut doc) = (String::new(), String::new());
         for d in &self.definitions {
-            let (signature, doc) = stored.next()??;
-            if PackedTexts::push(&mut texts, signature, doc) != d.text {
+            if !next_stored(&mut signature, &mut doc)
+                || PackedTexts::push(&mut texts, &signature, &doc) != d.text
+            {
                 return None;
             }
         }
@@ -1538,27 +1542,31 @@ mod tests {
             })
             .collect();
         assert_eq!(rows, extracted);
-        // The store's texts, in order, lay out the same texts again.
-        let stored = || {
-            rows.iter()
-                .map(|(sig, doc)| Some((sig.as_str(), doc.as_str())))
+        // The store's texts, in order, lay out the same texts again. `changed` gives
+        // the texts of one row otherwise: `None` unreadable, else the signature.
+        let from_rows = |rows: &[(String, String)], changed: Option<(usize, Option<&str>)>| {
+            let mut next = 0;
+            facts.texts_from(rows.len(), |signature, doc| {
+                let Some((sig, stored_doc)) = rows.get(next) else {
+                    return false;
+                };
+                let sig = match changed {
+                    Some((i, Some(other))) if i == next => other,
+                    Some((i, None)) if i == next => return false,
+                    _ => sig.as_str(),
+                };
+                next += 1;
+                *signature = sig.to_owned();
+                *doc = stored_doc.clone();
+                true
+            })
         };
-        assert_eq!(facts.texts_from(stored()).as_deref(), Some(texts.as_str()));
+        assert_eq!(from_rows(&rows, None).as_deref(), Some(texts.as_str()));
         // Texts that do not fit the definitions give none, rather than another file's or
         // shifted ones: one too few, one unreadable, one longer than it was.
-        assert_eq!(facts.texts_from(stored().skip(1)), None);
-        let unreadable = stored().enumerate().map(|(i, t)| t.filter(|_| i != 0));
-        assert_eq!(facts.texts_from(unreadable), None);
-        let longer = stored().enumerate().map(|(i, t)| {
-            t.map(|(sig, doc)| {
-                if i == 0 {
-                    ("fn longer()", doc)
-                } else {
-                    (sig, doc)
-                }
-            })
-        });
-        assert_eq!(facts.texts_from(longer), None);
+        assert_eq!(from_rows(&rows[1..], None), None);
+        assert_eq!(from_rows(&rows, Some((0, None))), None);
+        assert_eq!(from_rows(&rows, Some((0, Some("fn longer()")))), None);
         // Facts as the cache reads them hold no texts; held again, they give them.
         let mut facts = facts;
         facts.drop_uses();

@@ -911,8 +911,12 @@ pub(crate) fn stored_texts(
     path: &str,
     facts: &CompactFacts,
 ) -> Option<String> {
-    let symbols = store.file_symbols(store.file_id(path)?)?;
-    facts.texts_from(symbols.map(|id| store.symbol_texts(id)))
+    let mut symbols = store.file_symbols(store.file_id(path)?)?;
+    facts.texts_from(symbols.len(), |signature, doc| {
+        symbols
+            .next()
+            .is_some_and(|id| store.copy_symbol_texts(id, signature, doc))
+    })
 }
 
 /// File `fid`'s symbols written over `place` (its ids; what its definitions leave
