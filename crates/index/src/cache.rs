@@ -21,7 +21,9 @@
 //! lookup of a few paths decompresses only theirs, and a reader that wants only the
 //! declarations decompresses and decodes only the first message (the uses are most of an
 //! entry's bytes; one block for both made an interface patch decompress them all).
-//! Compressed, the cache of a large Rust tree is half its size. The definitions'
+//! Compressed, the cache of a large Rust tree is half its size. A file's definitions are
+//! stored as columns (`resolve::facts::DefColumns`), read back from the decompressed
+//! message they borrow. The definitions'
 //! signatures and docs are not here: the store of the generation the cache belongs to
 //! has them, and a resolution from cached facts reads them there
 //! (`resolve::Texts`). A patch that carries a
@@ -52,9 +54,10 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// lists each found by one offset; 10: a directory of the entries by path hash; 11: the
 /// outcomes of the uses without their keys, which the facts give again; 12: definitions'
 /// ids that are often `NONE` stored plus one; 13: no definitions' texts, which the store
-/// has; 14: types and value chains as one arena of records, `resolve::written`); a cache
-/// of another layout is ignored.
-const LAYOUT_VERSION: u32 = 14;
+/// has; 14: types and value chains as one arena of records, `resolve::written`; 15: the
+/// definitions as columns, `resolve::facts::DefColumns`); a cache of another layout is
+/// ignored.
+const LAYOUT_VERSION: u32 = 15;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
@@ -94,16 +97,18 @@ struct EntryHeadRef<'a> {
     heads: Option<&'a [ContainerHead]>,
 }
 
-/// [`EntryHeadRef`] as read back (postcard encodes both alike).
+/// [`EntryHeadRef`] as read back (postcard encodes both alike), borrowing from the
+/// entry's bytes.
 #[derive(Deserialize)]
-struct EntryHead {
+struct EntryHead<'a> {
     path: String,
     hash: u64,
     syntax_errors: bool,
     first_syntax_error: Option<u32>,
     timed_out: bool,
     package_name: Option<String>,
-    declarations: Option<Declarations>,
+    #[serde(borrow)]
+    declarations: Option<Declarations<'a>>,
     heads: Option<Vec<ContainerHead>>,
 }
 
