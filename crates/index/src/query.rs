@@ -537,13 +537,20 @@ impl Index {
             .into_iter()
             .filter_map(|id| self.store.symbol(id))
             .filter(|s| query.kind.is_none_or(|k| k == s.kind))
-            .filter(|s| query.lang.is_none_or(|l| self.file_lang(s.file) == Some(l)))
             .filter(|s| {
                 segments.len() < 2
                     || query.fuzzy
                     || qualified_ends_with(&s.qualified_name, &segments, query.prefix)
             })
-            .map(|s| (self.store.file(s.file).map_or("", |f| f.path), s))
+            .filter_map(|s| {
+                let file = self.store.file(s.file);
+                let lang = file.as_ref().and_then(|f| f.lang);
+                let path = file.map_or("", |f| f.path);
+                query
+                    .lang
+                    .is_none_or(|l| lang == Some(l))
+                    .then_some((path, s))
+            })
             .collect();
         let limit = query.limit.unwrap_or(usize::MAX);
         let (hits, total) =

@@ -512,12 +512,7 @@ impl StringsBuilder {
                 slot.insert(at);
             }
         }
-        let mut len = text.len();
-        while len >= 0x80 {
-            self.bytes.extend(&[len as u8 | 0x80]);
-            len >>= 7;
-        }
-        self.bytes.extend(&[len as u8]);
+        self.bytes.extend(&varint(text.len() as u64));
         self.bytes.extend(text.as_bytes());
         at
     }
@@ -587,7 +582,7 @@ impl ChunkedBytes {
 
     /// Whether a counted text ([`StringsBuilder::add_counted`]) at `offset` is `text`.
     fn holds_counted_at(&self, offset: usize, text: &[u8]) -> bool {
-        counted_len(|i| self.byte_at(i), offset)
+        varint_at(|i| self.byte_at(i), offset)
             .is_some_and(|(len, start)| len == text.len() && self.holds_at(start, text))
     }
 
@@ -609,21 +604,58 @@ fn counted_text(strings: &[u8], offset: u32) -> Option<&[u8]> {
 /// bytes: postcard's length prefix too), and where they end; `None` when the length or
 /// the bytes run past the end.
 pub(crate) fn counted_bytes(bytes: &[u8], at: usize) -> Option<(&[u8], usize)> {
-    let (len, start) = counted_len(|i| bytes.get(i).copied(), at)?;
+    let (len, start) = varint_at(|i| bytes.get(i).copied(), at)?;
     let end = start.checked_add(len)?;
     Some((bytes.get(start..end)?, end))
 }
 
-/// The LEB128 length at `at` (at most five bytes) and where the bytes it counts start;
-/// `None` when it runs past the end or does not end.
-fn counted_len(byte_at: impl Fn(usize) -> Option<u8>, mut at: usize) -> Option<(usize, usize)> {
-    let mut len = 0usize;
+/// `value` as a LEB128 varint: seven bits a byte, the lowest first, the high bit set on
+/// every byte but the last. The one writer of the varints the store, its texts and the
+/// facts cache's definitions lay out themselves; [`varint_at`] reads them.
+pub(crate) fn varint(mut value: u64) -> Varint {
+    let mut encoded = Varint {
+        bytes: [0; 10],
+        len: 0,
+    };
+    loop {
+        let byte = value as u8 & 0x7F;
+        value >>= 7;
+        encoded.bytes[encoded.len] = if value == 0 { byte } else { byte | 0x80 };
+        encoded.len += 1;
+        if value == 0 {
+            return encoded;
+        }
+    }
+}
+
+/// A varint's bytes (see [`varint`]).
+pub(crate) struct Varint {
+    bytes: [u8; 10],
+    len: usize,
+}
+
+impl std::ops::Deref for Varint {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
+/// The LEB128 varint at `at` (at most five bytes: any u32, and lengths; postcard's
+/// length prefix too) and where it ends; `None` when it runs past the end or does not
+/// end within five bytes.
+pub(crate) fn varint_at(
+    byte_at: impl Fn(usize) -> Option<u8>,
+    mut at: usize,
+) -> Option<(usize, usize)> {
+    let mut value = 0usize;
     for shift in (0..32).step_by(7) {
         let byte = byte_at(at)?;
         at += 1;
-        len |= usize::from(byte & 0x7F) << shift;
+        value |= usize::from(byte & 0x7F) << shift;
         if byte & 0x80 == 0 {
-            return Some((len, at));
+            return Some((value, at));
         }
     }
     None
@@ -1302,51 +1334,49 @@ pub struct SymbolInfo<'a> {
     pub column: u32,
     pub end_line: u32,
     pub end_column: u32,
-    /// Its signature and doc, read when asked for: they are in compressed blocks, and
-    /// most symbols a query looks at are not shown.
-    pub texts: SymbolTexts<'a>,
+    /// Its signature and doc, read when asked for ([`SymbolInfo::signature`],
+    /// [`SymbolInfo::doc`]): they are in compressed blocks, and most symbols a query looks
+    /// at are not shown.
+    texts: SymbolTexts<'a>,
 }
 
 impl<'a> SymbolInfo<'a> {
     pub fn signature(&self) -> &'a str {
-        self.texts.signature()
+        self.texts.layer.text(self.texts.signature)
     }
 
     pub fn doc(&self) -> &'a str {
-        self.texts.doc()
+        self.texts.layer.text(self.texts.doc)
     }
 }
 
-/// A symbol's signature and doc, where its store layer keeps them.
+/// A symbol's signature and doc: their ids in the texts of the layer that has them.
 #[derive(Clone, Copy)]
-pub struct SymbolTexts<'a> {
+struct SymbolTexts<'a> {
     layer: &'a Layer,
     signature: u32,
     doc: u32,
 }
 
-impl<'a> SymbolTexts<'a> {
-    pub fn signature(&self) -> &'a str {
-        self.layer.text(self.signature)
-    }
-
-    pub fn doc(&self) -> &'a str {
-        self.layer.text(self.doc)
+impl SymbolTexts<'_> {
+    fn texts(&self) -> (&str, &str) {
+        (self.layer.text(self.signature), self.layer.text(self.doc))
     }
 }
 
 impl std::fmt::Debug for SymbolTexts<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (signature, doc) = self.texts();
         f.debug_struct("SymbolTexts")
-            .field("signature", &self.signature())
-            .field("doc", &self.doc())
+            .field("signature", &signature)
+            .field("doc", &doc)
             .finish()
     }
 }
 
 impl PartialEq for SymbolTexts<'_> {
     fn eq(&self, other: &Self) -> bool {
-        (self.signature(), self.doc()) == (other.signature(), other.doc())
+        self.texts() == other.texts()
     }
 }
 

@@ -182,45 +182,43 @@ pub(super) fn read_id(stored: u32) -> u32 {
 /// mostly zeros. Read back, they decode as fast as the rows did (59–60 ms for every
 /// definition of `rustreg` on one thread, LZ4 included, against 58–59 ms).
 ///
-/// Each column is its values as LEB128 varints in one byte string, read back as
-/// [`StoredDefinitions`] (in the same order), side by side. Every value
+/// Each column is its values as LEB128 varints ([`crate::store::varint`]) in one byte
+/// string: written as [`VarintColumn`]s ([`DefColumns::of`]), read back as slices of
+/// the decompressed entry, side by side ([`DefColumns::definitions`]). Every value
 /// round-trips (the steps wrap), so damage reads as some id, never a failure; columns
 /// of different lengths, or a varint cut short, are refused.
-#[derive(Default, serde::Serialize)]
-pub(crate) struct DefColumns {
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+pub(crate) struct DefColumns<C> {
     /// [`Steps::of`].
-    name: VarintColumn,
+    name: C,
     /// Its place in [`SymbolKind::ALL`].
-    kind: VarintColumn,
-    modules: VarintColumn,
+    kind: C,
+    modules: C,
     /// [`Steps::of_optional`], as the other ids that are often `NONE`.
-    container: VarintColumn,
-    container_id: VarintColumn,
+    container: C,
+    container_id: C,
     /// 0 for none, else one more than the zigzag distance back to the parent.
-    parent: VarintColumn,
-    line: VarintColumn,
-    column: VarintColumn,
+    parent: C,
+    line: C,
+    column: C,
     /// From the start line (wrapping).
-    end_line_step: VarintColumn,
-    end_column: VarintColumn,
-    default_export: VarintColumn,
-    type_ref: VarintColumn,
-    value: VarintColumn,
-    lists: VarintColumn,
-    text: VarintColumn,
+    end_line_step: C,
+    end_column: C,
+    default_export: C,
+    type_ref: C,
+    value: C,
+    lists: C,
+    text: C,
 }
 
-/// One column of [`DefColumns`]: LEB128 varints back to back, stored as one byte string.
+/// One column of [`DefColumns`] as it is written: varints back to back, stored as one
+/// byte string (which reads back as a `&[u8]`).
 #[derive(Default)]
-struct VarintColumn(Vec<u8>);
+pub(crate) struct VarintColumn(Vec<u8>);
 
 impl VarintColumn {
-    fn push(&mut self, mut value: u64) {
-        while value >= 0x80 {
-            self.0.push(value as u8 | 0x80);
-            value >>= 7;
-        }
-        self.0.push(value as u8);
+    fn push(&mut self, value: u64) {
+        self.0.extend_from_slice(&crate::store::varint(value));
     }
 }
 
@@ -267,9 +265,9 @@ impl Steps {
     }
 }
 
-impl DefColumns {
-    fn of(definitions: &[Def]) -> DefColumns {
-        let mut columns = DefColumns::default();
+impl DefColumns<VarintColumn> {
+    fn of(definitions: &[Def]) -> Self {
+        let mut columns = Self::default();
         let [mut name, mut line, mut container, mut container_id] = [Steps::default(); 4];
         let [mut type_ref, mut value, mut lists, mut text] = [Steps::default(); 4];
         for (index, d) in definitions.iter().enumerate() {
@@ -302,49 +300,19 @@ impl DefColumns {
     }
 }
 
-/// [`DefColumns`] as read back, its columns borrowed from the entry's bytes
-/// ([`StoredDefinitions::definitions`] reads them all side by side).
-#[derive(serde::Deserialize)]
-pub(crate) struct StoredDefinitions<'a> {
-    name: &'a [u8],
-    kind: &'a [u8],
-    modules: &'a [u8],
-    container: &'a [u8],
-    container_id: &'a [u8],
-    parent: &'a [u8],
-    line: &'a [u8],
-    column: &'a [u8],
-    end_line_step: &'a [u8],
-    end_column: &'a [u8],
-    default_export: &'a [u8],
-    type_ref: &'a [u8],
-    value: &'a [u8],
-    lists: &'a [u8],
-    text: &'a [u8],
-}
-
-/// The LEB128 varints of a column, read in order.
+/// The varints of a column, read in order.
 struct Varints<'a>(&'a [u8]);
 
 impl Varints<'_> {
     /// The next value; `None` past the end or where the last one is cut short.
     fn next(&mut self) -> Option<u64> {
-        let (mut value, mut shift) = (0u64, 0u32);
-        for (i, &byte) in self.0.iter().enumerate() {
-            if shift < 64 {
-                value |= u64::from(byte & 0x7F) << shift;
-            }
-            shift += 7;
-            if byte & 0x80 == 0 {
-                self.0 = &self.0[i + 1..];
-                return Some(value);
-            }
-        }
-        None
+        let (value, end) = crate::store::varint_at(|i| self.0.get(i).copied(), 0)?;
+        self.0 = &self.0[end..];
+        Some(value as u64)
     }
 }
 
-impl StoredDefinitions<'_> {
+impl DefColumns<&[u8]> {
     /// The definitions, a row at a time from every column; `None` when the columns
     /// differ in length or a varint is cut short.
     fn definitions(&self) -> Option<Vec<Def>> {
@@ -551,7 +519,7 @@ pub(crate) struct CompactFacts {
 pub(crate) struct DeclarationsRef<'a> {
     strings: &'a StringTable,
     module_paths: &'a [Vec<String>],
-    definitions: DefColumns,
+    definitions: DefColumns<VarintColumn>,
     imports: &'a [Import],
     default_export_name: &'a Option<String>,
     written: &'a Written,
@@ -566,7 +534,7 @@ pub(crate) struct Declarations<'a> {
     strings: StringTable,
     module_paths: Vec<Vec<String>>,
     #[serde(borrow)]
-    definitions: StoredDefinitions<'a>,
+    definitions: DefColumns<&'a [u8]>,
     imports: Vec<Import>,
     default_export_name: Option<String>,
     written: Written,
@@ -1680,7 +1648,7 @@ mod tests {
         };
         defs.extend([none_of_them, extremes, later_parent, none_of_them]);
         let bytes = postcard::to_stdvec(&DefColumns::of(&defs)).expect("encode");
-        let read: StoredDefinitions = postcard::from_bytes(&bytes).expect("decode");
+        let read: DefColumns<&[u8]> = postcard::from_bytes(&bytes).expect("decode");
         assert_eq!(read.definitions(), Some(defs.clone()));
         // A definition with no container, parent, type, value, lists or texts takes a
         // byte for each of those where u32::MAX took five (and a byte for each column's
@@ -1690,9 +1658,9 @@ mod tests {
         // Columns of different lengths (damage no checksum caught) are refused.
         let mut short = DefColumns::of(&defs);
         short.text.0.pop();
-        let refused = |columns: &DefColumns| {
+        let refused = |columns: &DefColumns<VarintColumn>| {
             let bytes = postcard::to_stdvec(columns).expect("encode");
-            postcard::from_bytes::<StoredDefinitions>(&bytes)
+            postcard::from_bytes::<DefColumns<&[u8]>>(&bytes)
                 .ok()
                 .and_then(|read| read.definitions())
                 .is_none()
@@ -1707,7 +1675,7 @@ mod tests {
         assert!(refused(&cut));
         let whole = postcard::to_stdvec(&DefColumns::of(&defs)).expect("encode");
         let last = 1 + DefColumns::of(&defs).text.0.len();
-        assert!(postcard::from_bytes::<StoredDefinitions>(&whole[..whole.len() - last]).is_err());
+        assert!(postcard::from_bytes::<DefColumns<&[u8]>>(&whole[..whole.len() - last]).is_err());
     }
 
     #[test]

@@ -17,7 +17,7 @@
 
 use std::ops::Range;
 
-use super::{LazyBlocks, NONE, counted_bytes, le_u32, le_u64, put_u32, put_u64};
+use super::{LazyBlocks, NONE, counted_bytes, le_u32, le_u64, put_u32, put_u64, varint};
 
 /// The bits of a text's id that say where in its block it starts.
 const BLOCK_BITS: u32 = 12;
@@ -145,8 +145,8 @@ impl TextsBuilder {
         }
         // Without a match, a text whose hash was seen (a collision, about 10^-8 for a
         // large tree) is stored again, unshared.
-        let len_bytes = text.len().checked_ilog2().map_or(1, |bits| bits / 7 + 1) as usize;
-        if !self.filling.is_empty() && self.filling.len() + len_bytes + text.len() > TEXT_BLOCK {
+        let length = varint(text.len() as u64);
+        if !self.filling.is_empty() && self.filling.len() + length.len() + text.len() > TEXT_BLOCK {
             self.seal();
         }
         if self.sealed.len() >= MAX_BLOCKS {
@@ -155,12 +155,7 @@ impl TextsBuilder {
             ));
         }
         let id = text_id(self.sealed.len(), self.filling.len());
-        let mut len = text.len();
-        while len >= 0x80 {
-            self.filling.push(len as u8 | 0x80);
-            len >>= 7;
-        }
-        self.filling.push(len as u8);
+        self.filling.extend_from_slice(&length);
         self.filling.extend_from_slice(text.as_bytes());
         if self.filling.len() >= TEXT_BLOCK {
             self.seal();
