@@ -56,8 +56,9 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// ids that are often `NONE` stored plus one; 13: no definitions' texts, which the store
 /// has; 14: types and value chains as one arena of records, `resolve::written`; 15: the
 /// definitions as columns, `resolve::facts::DefColumns`; 16: a file's strings stored
-/// with their lengths, not their ends); a cache of another layout is ignored.
-const LAYOUT_VERSION: u32 = 16;
+/// with their lengths, not their ends; 17: the references as columns,
+/// `resolve::facts::RefColumns`); a cache of another layout is ignored.
+const LAYOUT_VERSION: u32 = 17;
 /// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
 const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";

@@ -115,7 +115,7 @@ impl std::fmt::Debug for MentionFilterOnce {
     }
 }
 
-/// A reference as extracted, with file-local string ids (stored as [`PackedRef`]).
+/// A reference as extracted, with file-local string ids (stored in [`RefColumns`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LocalRef {
     pub name: u32,
@@ -603,27 +603,104 @@ impl PackedTexts {
 }
 
 /// A file's references as the facts cache stores them: how many there are (u32), then
-/// their postcard encoding ([`PackedRef`] each) as one LZ4 block, its size first. Facts
-/// hold them so from the parse (or the cache read) until the file is resolved, which
-/// unpacks them, and the cache writes them back as they are: on `rustreg` every file's
-/// references are 153 MiB unpacked and 23 MiB packed, held through a whole cold build.
+/// their [`RefColumns`] as one LZ4 block, its size first. Facts hold them so from the
+/// parse (or the cache read) until the file is resolved, which unpacks them, and the
+/// cache writes them back as they are: on `rustreg` every file's references are 153 MiB
+/// unpacked, held through a whole cold build.
 /// Empty: the file has no references, or its facts were read without their uses.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub(crate) struct PackedRefs(Box<[u8]>);
 
-/// One reference as packed: the ids that are mostly `NONE` as [`stored_id`]s, and the
-/// line as its step from the reference before (they come in source order: mostly 0 or a
-/// few). On `rustreg`: 23 MiB packed, against 43 MiB for [`LocalRef`]s as they are.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct PackedRef {
-    name: u32,
-    qualifier: u32,
-    receiver: bool,
-    kind: RefKind,
-    line_step: i64,
-    column: u32,
-    enclosing: u32,
-    chain: u32,
+/// A file's [`LocalRef`]s as packed: one column of varints per field, as
+/// [`DefColumns`]. They come in source order, so the line is a step from the one before
+/// (mostly 0 or a few), and a reference mostly sits in the same definition and reads the
+/// chain after the last one read: those are [`Steps`] too, 0 for `NONE`. Names and
+/// qualifiers are ids interned in the order the file used them, as likely to go back as
+/// forward: stored as they are.
+#[derive(Default, serde::Serialize, serde::Deserialize)]
+struct RefColumns<C> {
+    name: C,
+    /// [`stored_id`].
+    qualifier: C,
+    receiver: C,
+    /// Its place in [`RefKind::ALL`].
+    kind: C,
+    line: C,
+    column: C,
+    enclosing: C,
+    chain: C,
+}
+
+impl RefColumns<VarintColumn> {
+    fn of(references: &[LocalRef]) -> Self {
+        let mut columns = Self::default();
+        let [mut line, mut enclosing, mut chain] = [Steps::default(); 3];
+        for r in references {
+            let kind = RefKind::ALL.iter().position(|&k| k == r.kind);
+            columns.name.push(r.name.into());
+            columns.qualifier.push(stored_id(r.qualifier).into());
+            columns.receiver.push(r.receiver.into());
+            columns.kind.push(kind.unwrap_or(0) as u64);
+            columns.line.push(line.of(r.line));
+            columns.column.push(r.column.into());
+            columns.enclosing.push(enclosing.of_optional(r.enclosing));
+            columns.chain.push(chain.of_optional(r.chain));
+        }
+        columns
+    }
+}
+
+impl RefColumns<&[u8]> {
+    /// The references, a row at a time from every column; `None` unless every column
+    /// holds `count` values.
+    fn references(&self, count: usize) -> Option<Vec<LocalRef>> {
+        let mut columns = [
+            self.name,
+            self.qualifier,
+            self.receiver,
+            self.kind,
+            self.line,
+            self.column,
+            self.enclosing,
+            self.chain,
+        ]
+        .map(Varints);
+        // Each value takes a byte at least: a count past that is a lie.
+        if columns.iter().any(|c| c.0.len() < count) {
+            return None;
+        }
+        let [
+            name,
+            qualifier,
+            receiver,
+            kind,
+            c_line,
+            column,
+            c_enclosing,
+            c_chain,
+        ] = &mut columns;
+        let [mut line, mut enclosing, mut chain] = [Steps::default(); 3];
+        let mut references = Vec::with_capacity(count);
+        for _ in 0..count {
+            references.push(LocalRef {
+                name: name.next()? as u32,
+                qualifier: read_id(qualifier.next()? as u32),
+                receiver: receiver.next()? != 0,
+                kind: RefKind::ALL
+                    .get(kind.next()? as usize)
+                    .copied()
+                    .unwrap_or(RefKind::Call),
+                line: line.value(c_line.next()?),
+                column: column.next()? as u32,
+                enclosing: enclosing.optional_value(c_enclosing.next()?),
+                chain: chain.optional_value(c_chain.next()?),
+            });
+        }
+        columns
+            .iter()
+            .all(|column| column.0.is_empty())
+            .then_some(references)
+    }
 }
 
 impl PackedRefs {
@@ -631,26 +708,8 @@ impl PackedRefs {
         if references.is_empty() {
             return PackedRefs::default();
         }
-        let mut line = 0i64;
-        let packed: Vec<PackedRef> = references
-            .iter()
-            .map(|r| {
-                let step = i64::from(r.line) - line;
-                line = i64::from(r.line);
-                PackedRef {
-                    name: r.name,
-                    qualifier: stored_id(r.qualifier),
-                    receiver: r.receiver,
-                    kind: r.kind,
-                    line_step: step,
-                    column: r.column,
-                    enclosing: stored_id(r.enclosing),
-                    chain: stored_id(r.chain),
-                }
-            })
-            .collect();
-        // Plain integers and enums: postcard cannot fail to encode them.
-        let encoded = postcard::to_stdvec(&packed).unwrap_or_default();
+        // Byte strings: postcard cannot fail to encode them.
+        let encoded = postcard::to_stdvec(&RefColumns::of(references)).unwrap_or_default();
         let mut packed = (references.len() as u32).to_le_bytes().to_vec();
         packed.extend_from_slice(&lz4_flex::block::compress_prepend_size(&encoded));
         PackedRefs(packed.into_boxed_slice())
@@ -682,27 +741,11 @@ impl PackedRefs {
             return Some(Vec::new());
         }
         let block = crate::cache::decompress_block(self.0.get(4..)?)?;
-        let packed: Vec<PackedRef> = postcard::from_bytes(&block).ok()?;
-        if packed.len() != self.count() {
+        let (columns, rest) = postcard::take_from_bytes::<RefColumns<&[u8]>>(&block).ok()?;
+        if !rest.is_empty() {
             return None;
         }
-        let mut line = 0i64;
-        packed
-            .into_iter()
-            .map(|r| {
-                line = line.checked_add(r.line_step)?;
-                Some(LocalRef {
-                    name: r.name,
-                    qualifier: read_id(r.qualifier),
-                    receiver: r.receiver,
-                    kind: r.kind,
-                    line: u32::try_from(line).ok()?,
-                    column: r.column,
-                    enclosing: read_id(r.enclosing),
-                    chain: read_id(r.chain),
-                })
-            })
-            .collect()
+        columns.references(self.count())
     }
 }
 
@@ -1740,6 +1783,28 @@ mod tests {
             .unpack()
             .expect("packed by this process");
         assert_eq!(format!("{round:?}"), format!("{edges:?}"));
+        // Columns of different lengths are refused, not read short.
+        let [whole, short] = [&edges[..], &edges[..2]].map(|refs| {
+            let columns = RefColumns::of(refs);
+            [columns.name.0, columns.chain.0]
+        });
+        let uneven = RefColumns {
+            name: &whole[0][..],
+            qualifier: &[1, 1, 6][..],
+            receiver: &[1, 1, 1][..],
+            kind: &[0, 0, 0][..],
+            line: &[2, 2, 2][..],
+            column: &[7, 7, 7][..],
+            enclosing: &[0, 0, 0][..],
+            chain: &short[1][..],
+        };
+        assert!(uneven.references(3).is_none());
+        assert!(uneven.references(2).is_none());
+        let even = RefColumns {
+            chain: &whole[1][..],
+            ..uneven
+        };
+        assert_eq!(even.references(3).map(|r| r.len()), Some(3));
         // A count that lies (a hostile cache's, under a valid checksum) unpacks to nothing.
         let mut lying = bytes.to_vec();
         lying[..4].copy_from_slice(&u32::MAX.to_le_bytes());
