@@ -16,7 +16,7 @@
 //! | texts | the symbols' signatures and docs, in LZ4 blocks of up to 4 KiB (see [`texts`](self::texts)) |
 //! | names | sorted unique symbol names, `(offset, len)` each |
 //! | files | [`FILE_RECORD`] bytes each, sorted by path |
-//! | symbols | [`SYMBOL_RECORD`] bytes each, grouped by file in source order |
+//! | symbols | the records' layout, then a record each, grouped by file in source order: three text ids and the numbers packed in as few bits as the generation needs (see [`symbols`](self::symbols)) |
 //! | symbols_by_name | symbol ids sorted by (name, file, line) |
 //! | refs | [`REF_RECORD`] bytes each, sorted by (target name, file, line, column), in blocks |
 //! | refs_by_file | ref ids sorted by (file, line, column), in blocks |
@@ -38,7 +38,8 @@
 //! the blocks a binary search would); the blocks themselves lie after the sections of
 //! known length, where they are appended as they are made, then come the strings and
 //! the texts. A reader decompresses a block the first time one of its records is read
-//! and keeps it for the layer's life. The symbols stay plain records: a name is defined
+//! and keeps it for the layer's life. The symbols stay records of one size (their numbers
+//! packed in the bits the generation needs, see [`symbols`](self::symbols)): a name is defined
 //! in files all over the tree, so a `find` of a common name reads thousands of symbols
 //! from as many blocks (`find new` on `rustreg`, 4,669 symbols, took 45 ms instead of 26
 //! with the symbols in blocks too). Their signatures and docs are in blocks of their own
@@ -57,22 +58,19 @@ use rayon::prelude::*;
 
 use crate::error::{IndexError, IoContext, Result};
 
+mod symbols;
 mod texts;
+
+pub(crate) use symbols::SymbolBounds;
+use symbols::SymbolLayout;
 
 const MAGIC: &[u8; 8] = b"MCURGRPH";
 /// Bumped whenever the layout of any section changes.
-pub const FORMAT_VERSION: u32 = 8;
+pub const FORMAT_VERSION: u32 = 9;
 const HEADER_BYTES: usize = 24;
 const SECTION_ENTRY_BYTES: usize = 24;
 
 pub(crate) const FILE_RECORD: usize = 48;
-/// Seven u32 (name, file, parent, line, column, end line, end column), the kind and
-/// member flag as a byte each, then the prefix as a [counted text](StringsBuilder::add_counted)
-/// and the signature and doc as [texts](texts::TextsBuilder::add) (a u32 each): 42 bytes,
-/// where a text's offset and length took 56.
-pub(crate) const SYMBOL_RECORD: usize = 42;
-/// Where a symbol record's three texts start (prefix, signature, doc: a u32 each).
-const SYMBOL_TEXTS: usize = 30;
 pub(crate) const REF_RECORD: usize = 28;
 pub(crate) const IMPL_RECORD: usize = 40;
 pub(crate) const NONE: u32 = u32::MAX;
@@ -379,6 +377,9 @@ pub(crate) trait RowSource: Send + Sync {
     fn name(&self, id: u32) -> u32;
     /// The file, line and column of symbol `id`.
     fn position(&self, id: u32) -> (u32, u32, u32);
+    /// The largest numbers of the rows [`RowSource::for_each_row`] gives (which the store
+    /// packs its records by), without making their texts.
+    fn bounds(&self) -> SymbolBounds;
 }
 
 /// Everything one generation of the store holds, in memory, ready to write.
@@ -941,13 +942,20 @@ fn ordered_by_group<K: Ord + Send>(
 /// The length of a section before it is encoded: every section but the strings holds
 /// records of one size, a table of blocks (the blocked ones), or is the meta (`meta_len`,
 /// encoded first).
-fn section_len(section: Section, data: &StoreData<'_>, meta_len: usize) -> u64 {
+fn section_len(
+    section: Section,
+    data: &StoreData<'_>,
+    symbols: &SymbolLayout,
+    meta_len: usize,
+) -> u64 {
     let (count, record) = match section {
         // Written last, their length known only then.
         Section::Strings | Section::Texts => (0, 0),
         Section::Names => (data.names.len(), 8),
         Section::Files => (data.files.len(), FILE_RECORD),
-        Section::Symbols => (data.symbols.len(), SYMBOL_RECORD),
+        Section::Symbols => {
+            return (symbols::LAYOUT_HEAD + data.symbols.len() * symbols.record_len()) as u64;
+        }
         Section::SymbolsByName => (data.symbols.len(), 4),
         Section::Refs => return blocked_len(data.refs.len()),
         Section::RefsByFile => return blocked_len(data.refs.len()),
@@ -980,6 +988,7 @@ fn blocked_len(count: usize) -> u64 {
 fn encode_section(
     section: Section,
     data: &StoreData<'_>,
+    symbols: &SymbolLayout,
     strings: &mut StringsBuilder,
     meta: &[u8],
     out: &mut SectionOut<'_, '_>,
@@ -1012,24 +1021,27 @@ fn encode_section(
                 out.chunk_done()?;
             }
         }
-        Section::Symbols => match &data.symbols {
-            SymbolRows::Made(rows) => {
-                for s in rows {
-                    encode_symbol(s, strings, out)?;
+        Section::Symbols => {
+            out.bytes.extend_from_slice(&symbols.head());
+            match &data.symbols {
+                SymbolRows::Made(rows) => {
+                    for s in rows {
+                        encode_symbol(s, symbols, strings, out)?;
+                    }
+                }
+                SymbolRows::PerFile(source) => {
+                    for file in 0..source.file_count() {
+                        let mut written = Ok(());
+                        source.for_each_row(file, &mut |s| {
+                            if written.is_ok() {
+                                written = encode_symbol(s, symbols, strings, out);
+                            }
+                        });
+                        written?;
+                    }
                 }
             }
-            SymbolRows::PerFile(source) => {
-                for file in 0..source.file_count() {
-                    let mut written = Ok(());
-                    source.for_each_row(file, &mut |s| {
-                        if written.is_ok() {
-                            written = encode_symbol(s, strings, out);
-                        }
-                    });
-                    written?;
-                }
-            }
-        },
+        }
         Section::SymbolsByName => {
             let by_name = match &data.symbols {
                 SymbolRows::Made(symbols) => ordered_by_group(
@@ -1143,6 +1155,7 @@ fn encode_section(
 /// Appends one symbol record to `out`, its texts to `strings`.
 fn encode_symbol(
     s: &SymbolRow<'_>,
+    layout: &SymbolLayout,
     strings: &mut StringsBuilder,
     out: &mut SectionOut<'_, '_>,
 ) -> std::io::Result<()> {
@@ -1151,23 +1164,20 @@ fn encode_symbol(
         strings.texts.add(&s.signature)?,
         strings.texts.add(&s.doc)?,
     ];
-    let bytes = &mut out.bytes;
-    for v in [
-        s.name,
-        s.file,
-        s.parent,
-        s.line,
-        s.column,
-        s.end_line,
-        s.end_column,
-    ] {
-        put_u32(bytes, v);
-    }
-    bytes.extend_from_slice(&[kind_code(s.kind), u8::from(s.member)]);
-    for at in texts {
-        put_u32(bytes, at);
-    }
+    layout.encode(s, texts, &mut out.bytes)?;
     out.chunk_done()
+}
+
+/// The layout that fits every symbol row of `data`.
+fn symbol_layout(data: &StoreData<'_>) -> SymbolLayout {
+    let bounds = match &data.symbols {
+        SymbolRows::Made(rows) => rows.iter().fold(SymbolBounds::default(), |mut b, row| {
+            b.include(row);
+            b
+        }),
+        SymbolRows::PerFile(source) => source.bounds(),
+    };
+    SymbolLayout::of(bounds)
 }
 
 /// Writes generation `generation` of the store into `dir` atomically and returns its path.
@@ -1192,11 +1202,12 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
     })
     .unwrap_or_default();
     let header_len = HEADER_BYTES + SECTION_ENTRY_BYTES * SECTIONS.len();
+    let symbols = symbol_layout(data);
     let mut table: Vec<(Section, u64, u64)> = Vec::with_capacity(SECTIONS.len());
     let mut end = header_len as u64;
     for &section in SECTIONS.iter().filter(|&&s| !s.written_last()) {
         let at = end.div_ceil(8) * 8;
-        let len = section_len(section, data, meta.len());
+        let len = section_len(section, data, &symbols, meta.len());
         table.push((section, at, len));
         end = at + len;
     }
@@ -1224,7 +1235,8 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
         let plain = scope.spawn(|| {
             PLAIN.par_iter().try_for_each(|&s| {
                 let mut out = SectionOut::new(&output, place(s));
-                encode_section(s, data, &mut StringsBuilder::default(), &meta, &mut out)?;
+                let mut strings = StringsBuilder::default();
+                encode_section(s, data, &symbols, &mut strings, &meta, &mut out)?;
                 out.finish()
             })
         });
@@ -1235,8 +1247,8 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
             .filter(|s| !s.written_last() && !PLAIN.contains(s))
         {
             let mut out = SectionOut::new(&output, place(s));
-            written =
-                encode_section(s, data, &mut strings, &meta, &mut out).and_then(|()| out.finish());
+            written = encode_section(s, data, &symbols, &mut strings, &meta, &mut out)
+                .and_then(|()| out.finish());
             if written.is_err() {
                 break;
             }
@@ -1406,6 +1418,7 @@ struct Layer {
     refs: Blocked,
     refs_by_file: Blocked,
     texts: texts::TextBlocks,
+    symbols: SymbolLayout,
 }
 
 /// A blocked section as read (see the module docs): where its block table is, and each
@@ -1591,6 +1604,17 @@ impl Layer {
         else {
             return Err(corrupt("the texts' block table is missing or truncated"));
         };
+        let symbols_section = sections
+            .get(&(Section::Symbols as u32))
+            .and_then(|range| map.get(range.clone()))
+            .unwrap_or_default();
+        let Some(symbols) = SymbolLayout::read(symbols_section).filter(|l| {
+            (symbols_section.len() - symbols::LAYOUT_HEAD).is_multiple_of(l.record_len())
+        }) else {
+            return Err(corrupt(
+                "the symbols' layout is missing, or they are truncated",
+            ));
+        };
         let store = Layer {
             path: path.to_path_buf(),
             map,
@@ -1599,11 +1623,11 @@ impl Layer {
             refs,
             refs_by_file,
             texts,
+            symbols,
         };
         for (section, record) in [
             (Section::Names, 8),
             (Section::Files, FILE_RECORD),
-            (Section::Symbols, SYMBOL_RECORD),
             (Section::SymbolsByName, 4),
             (Section::RefFileStarts, 4),
             (Section::Overrides, 8),
@@ -1748,13 +1772,15 @@ impl Layer {
     }
 
     pub fn symbol_count(&self) -> u32 {
-        (self.section(Section::Symbols).len() / SYMBOL_RECORD) as u32
+        let records = self.section(Section::Symbols).len() - symbols::LAYOUT_HEAD;
+        (records / self.symbols.record_len()) as u32
     }
 
     /// The bytes of symbol record `index`.
     fn symbol_record(&self, index: u32) -> Option<&[u8]> {
-        let at = index as usize * SYMBOL_RECORD;
-        self.section(Section::Symbols).get(at..at + SYMBOL_RECORD)
+        let len = self.symbols.record_len();
+        let at = symbols::LAYOUT_HEAD + index as usize * len;
+        self.section(Section::Symbols).get(at..at + len)
     }
 
     /// The bytes of reference record `index`.
@@ -1769,30 +1795,28 @@ impl Layer {
         id: u32,
         name_of: impl Fn(u32) -> &'a str,
     ) -> Option<SymbolInfo<'a>> {
-        let symbols = self.symbol_record(index)?;
-        let u = |i: usize| le_u32(symbols, i * 4);
-        let parent = u(2);
-        let name = name_of(u(0));
-        let prefix = self.counted_string(le_u32(symbols, SYMBOL_TEXTS));
+        let record = self.symbol_record(index)?;
+        let layout = &self.symbols;
+        let name = name_of(layout.name(record));
+        let [prefix, signature, doc] = layout.texts(record);
+        let prefix = self.counted_string(prefix);
+        let [line, column, end_line, end_column] = layout.span(record);
         Some(SymbolInfo {
             id,
             name,
             qualified_name: format!("{prefix}{name}"),
-            file: u(1),
-            parent: (parent != NONE).then_some(parent),
-            line: u(3),
-            column: u(4),
-            end_line: u(5),
-            end_column: u(6),
-            kind: SymbolKind::ALL
-                .get(symbols[28] as usize)
-                .copied()
-                .unwrap_or(SymbolKind::Function),
-            member: symbols[29] & 1 != 0,
+            file: layout.file(record),
+            parent: layout.parent(record),
+            line,
+            column,
+            end_line,
+            end_column,
+            kind: layout.kind(record),
+            member: layout.member(record),
             texts: SymbolTexts {
                 layer: self,
-                signature: le_u32(symbols, SYMBOL_TEXTS + 4),
-                doc: le_u32(symbols, SYMBOL_TEXTS + 8),
+                signature,
+                doc,
             },
         })
     }
@@ -1825,25 +1849,25 @@ impl Layer {
         recent: &mut texts::RecentBlocks,
         into: [&mut String; 2],
     ) -> bool {
-        let Some(symbols) = self.symbol_record(index) else {
+        let Some(record) = self.symbol_record(index) else {
             return false;
         };
-        let ids = [
-            le_u32(symbols, SYMBOL_TEXTS + 4),
-            le_u32(symbols, SYMBOL_TEXTS + 8),
-        ];
-        self.texts.copy_texts(&self.map, key, recent, ids, into)
+        let [_, signature, doc] = self.symbols.texts(record);
+        self.texts
+            .copy_texts(&self.map, key, recent, [signature, doc], into)
     }
 
     /// The name id of symbol `id`; `u32::MAX` (no name) for an id out of range, which only
     /// a damaged file can hold.
     fn symbol_name_id(&self, id: u32) -> u32 {
-        self.symbol_record(id).map_or(NONE, |s| le_u32(s, 0))
+        self.symbol_record(id)
+            .map_or(NONE, |record| self.symbols.name(record))
     }
 
     /// The file of symbol record `id` (`u32::MAX` out of range).
     fn symbol_file(&self, id: u32) -> u32 {
-        self.symbol_record(id).map_or(NONE, |s| le_u32(s, 4))
+        self.symbol_record(id)
+            .map_or(NONE, |record| self.symbols.file(record))
     }
 
     /// The symbol records named `name_id`, ordered by file and line.
@@ -2707,6 +2731,12 @@ mod tests {
             self.row(id).name
         }
 
+        fn bounds(&self) -> SymbolBounds {
+            let mut bounds = SymbolBounds::default();
+            self.0.iter().flatten().for_each(|row| bounds.include(row));
+            bounds
+        }
+
         fn position(&self, id: u32) -> (u32, u32, u32) {
             let row = self.row(id);
             (row.file, row.line, row.column)
@@ -3121,7 +3151,11 @@ mod tests {
             .find(|(name, _)| *name == "symbols");
         assert_eq!(
             symbols,
-            Some(&("symbols", u64::from(symbol_count) * SYMBOL_RECORD as u64))
+            Some(&(
+                "symbols",
+                (symbols::LAYOUT_HEAD + symbol_count as usize * store.top.symbols.record_len())
+                    as u64
+            ))
         );
         // Runs of one name inside a block, across blocks, and names with none.
         for (symbols, refs) in [(symbol_count, ref_count), (3, ref_count + 7)] {

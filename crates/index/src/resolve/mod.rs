@@ -41,7 +41,8 @@ use mcursor_syntax::{Family, Import, ImportTarget, Lang, RefKind, SymbolKind};
 use rayon::prelude::*;
 
 use crate::store::{
-    Confidence, FileRow, NONE, RefRow, RefShape, RowSource, StoreData, SymbolRow, SymbolRows,
+    Confidence, FileRow, NONE, RefRow, RefShape, RowSource, StoreData, SymbolBounds, SymbolRow,
+    SymbolRows,
 };
 use crate::trace::trace_phase;
 
@@ -1108,6 +1109,30 @@ impl RowSource for TreeRows<'_> {
 
     fn name(&self, id: u32) -> u32 {
         self.symbol_names.get(id as usize).copied().unwrap_or(0)
+    }
+
+    fn bounds(&self) -> SymbolBounds {
+        let no_prefix: Arc<str> = Arc::from("");
+        (0..self.files.len())
+            .into_par_iter()
+            .map(|fid| {
+                let mut bounds = SymbolBounds::default();
+                // The files and definitions `for_each_row` makes rows of, as it makes them
+                // but for the texts.
+                if let (Some(facts), Some(Some(_)), Some(&base)) = (
+                    self.files[fid].facts.as_ref(),
+                    self.heads.get(fid),
+                    self.file_base.get(fid),
+                ) {
+                    for (i, d) in facts.definitions.iter().enumerate() {
+                        let name = self.name(base + i as u32);
+                        let prefix = Arc::clone(&no_prefix);
+                        bounds.include(&facts.symbol_row(d, "", name, fid as u32, base, prefix));
+                    }
+                }
+                bounds
+            })
+            .reduce(SymbolBounds::default, SymbolBounds::merge)
     }
 
     fn position(&self, id: u32) -> (u32, u32, u32) {
