@@ -13,10 +13,10 @@
 //! | section | content |
 //! |---|---|
 //! | strings | UTF-8 bytes that the other sections point into: names, paths, qualified-name prefixes |
-//! | texts | the symbols' signatures and docs, in LZ4 blocks of up to 4 KiB (see [`texts`](self::texts)) |
+//! | texts | the symbols' signatures and docs, a symbol's two as one entry, in LZ4 blocks of up to 4 KiB (see [`texts`](self::texts)) |
 //! | names | sorted unique symbol names, `(offset, len)` each |
 //! | files | [`FILE_RECORD`] bytes each, sorted by path |
-//! | symbols | the records' layout, then a record each, grouped by file in source order: three text ids and the numbers packed in as few bits as the generation needs (see [`symbols`](self::symbols)) |
+//! | symbols | the records' layout, then a record each, grouped by file in source order: the prefix's and the texts' ids and the numbers packed in as few bits as the generation needs (see [`symbols`](self::symbols)) |
 //! | symbols_by_name | symbol ids sorted by (name, file, line) |
 //! | refs | [`REF_RECORD`] bytes each, sorted by (target name, file, line, column), in blocks |
 //! | refs_by_file | ref ids sorted by (file, line, column), in blocks |
@@ -66,7 +66,7 @@ use symbols::SymbolLayout;
 
 const MAGIC: &[u8; 8] = b"MCURGRPH";
 /// Bumped whenever the layout of any section changes.
-pub const FORMAT_VERSION: u32 = 9;
+pub const FORMAT_VERSION: u32 = 10;
 const HEADER_BYTES: usize = 24;
 const SECTION_ENTRY_BYTES: usize = 24;
 
@@ -483,8 +483,8 @@ impl StringsBuilder {
     }
 
     /// Stores `text` after its length (LEB128) and returns where the length starts, so a
-    /// record points to it with one u32 (the symbols' three texts: 12 bytes a symbol
-    /// fewer, on `rustreg` 20 MB); `NONE` for an empty text, which takes no bytes (most
+    /// record points to it with one u32 (the symbols' prefixes, where an offset and a
+    /// length took 8 bytes); `NONE` for an empty text, which takes no bytes (most
     /// docs). Counted texts are shared among themselves as [`StringsBuilder::add`]'s are.
     fn add_counted(&mut self, text: &str) -> u32 {
         self.add_counted_hashed(text, xxhash_rust::xxh3::xxh3_64(text.as_bytes()))
@@ -1161,8 +1161,7 @@ fn encode_symbol(
 ) -> std::io::Result<()> {
     let texts = [
         strings.add_counted(&s.prefix),
-        strings.texts.add(&s.signature)?,
-        strings.texts.add(&s.doc)?,
+        strings.texts.add(&s.signature, &s.doc)?,
     ];
     layout.encode(s, texts, &mut out.bytes)?;
     out.chunk_done()
@@ -1354,25 +1353,25 @@ pub struct SymbolInfo<'a> {
 
 impl<'a> SymbolInfo<'a> {
     pub fn signature(&self) -> &'a str {
-        self.texts.layer.text(self.texts.signature)
+        self.texts.texts().0
     }
 
     pub fn doc(&self) -> &'a str {
-        self.texts.layer.text(self.texts.doc)
+        self.texts.texts().1
     }
 }
 
-/// A symbol's signature and doc: their ids in the texts of the layer that has them.
+/// A symbol's signature and doc: their entry's id in the texts of the layer that has
+/// them.
 #[derive(Clone, Copy)]
 struct SymbolTexts<'a> {
     layer: &'a Layer,
-    signature: u32,
-    doc: u32,
+    id: u32,
 }
 
-impl SymbolTexts<'_> {
-    fn texts(&self) -> (&str, &str) {
-        (self.layer.text(self.signature), self.layer.text(self.doc))
+impl<'a> SymbolTexts<'a> {
+    fn texts(&self) -> (&'a str, &'a str) {
+        self.layer.texts.texts(&self.layer.map, self.id)
     }
 }
 
@@ -1798,7 +1797,7 @@ impl Layer {
         let record = self.symbol_record(index)?;
         let layout = &self.symbols;
         let name = name_of(layout.name(record));
-        let [prefix, signature, doc] = layout.texts(record);
+        let [prefix, texts] = layout.texts(record);
         let prefix = self.counted_string(prefix);
         let [line, column, end_line, end_column] = layout.span(record);
         Some(SymbolInfo {
@@ -1815,8 +1814,7 @@ impl Layer {
             member: layout.member(record),
             texts: SymbolTexts {
                 layer: self,
-                signature,
-                doc,
+                id: texts,
             },
         })
     }
@@ -1835,11 +1833,6 @@ impl Layer {
         };
     }
 
-    /// Text `id` of the texts section (a symbol's signature or doc), its block kept.
-    fn text(&self, id: u32) -> &str {
-        self.texts.text(&self.map, id)
-    }
-
     /// The signature and doc of symbol record `index` copied into `into` through `recent`
     /// (see [`Store::copy_symbol_texts`]); false where the record or a text is damaged.
     fn copy_symbol_texts(
@@ -1852,9 +1845,8 @@ impl Layer {
         let Some(record) = self.symbol_record(index) else {
             return false;
         };
-        let [_, signature, doc] = self.symbols.texts(record);
-        self.texts
-            .copy_texts(&self.map, key, recent, [signature, doc], into)
+        let [_, texts] = self.symbols.texts(record);
+        self.texts.copy_texts(&self.map, key, recent, texts, into)
     }
 
     /// The name id of symbol `id`; `u32::MAX` (no name) for an id out of range, which only

@@ -1,20 +1,22 @@
-//! The symbols section's records: each symbol's three text ids as a u32 each, then its
-//! numbers packed in as few bits as the generation's largest values need.
+//! The symbols section's records: each symbol's two text ids as a u32 each (its prefix,
+//! and its signature and doc as one entry), then its numbers packed in as few bits as
+//! the generation's largest values need.
 //!
 //! A record of fixed size keeps a symbol one multiplication away (`find` reads thousands
 //! of symbols scattered over the tree; in compressed blocks it was nearly twice as slow,
 //! see the store's docs). But most of a u32 is zeros: on `rustreg` the name takes 19
 //! bits, the file 15, the parent 21, the line 15, the column, the end line as a step
 //! from the line and the end column 14 each, the kind 4 and the member flag 1, so a
-//! record is 27 bytes where seven u32 and two bytes made it 42. The writer measures
-//! the largest value of each number over the generation's rows ([`SymbolBounds`]) before
-//! the section is placed, the section starts with the width of each ([`SymbolLayout`]),
-//! and a value that does not fit its width is an error, never cut.
+//! record is 23 bytes where seven u32, two bytes and three text ids made it 42. The
+//! writer measures the largest value of each number over the generation's rows
+//! ([`SymbolBounds`]) before the section is placed, the section starts with the width of
+//! each ([`SymbolLayout`]), and a value that does not fit its width is an error, never
+//! cut.
 //!
 //! Layout: [`LAYOUT_HEAD`] bytes (the record's length, then the bit width of each of
-//! [`NUMBERS`] numbers in [`SymbolNumbers`] order), then the records: the prefix,
-//! signature and doc ids (u32 each), then the numbers back to back, least significant
-//! bit first.
+//! [`NUMBERS`] numbers in [`SymbolNumbers`] order), then the records: the prefix's and
+//! the texts' ids (u32 each), then the numbers back to back, least significant bit
+//! first.
 
 use super::{SymbolRow, kind_code, le_u32, put_u32};
 use mcursor_syntax::SymbolKind;
@@ -23,8 +25,8 @@ use mcursor_syntax::SymbolKind;
 const NUMBERS: usize = 9;
 /// Bytes of the section's head: the record length and the widths, padded to 8.
 pub(super) const LAYOUT_HEAD: usize = 16;
-/// Where a record's numbers start, after its three text ids.
-const TEXT_IDS: usize = 12;
+/// Where a record's numbers start, after its two text ids.
+const TEXT_IDS: usize = 8;
 
 /// A symbol's numbers as its record packs them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,7 +108,7 @@ impl SymbolLayout {
     /// The section's head.
     pub fn head(&self) -> [u8; LAYOUT_HEAD] {
         let mut head = [0u8; LAYOUT_HEAD];
-        // At most 12 + 9 × 4 bytes: fits a byte.
+        // At most 8 + 9 × 4 bytes: fits a byte.
         head[0] = self.record as u8;
         head[1..=NUMBERS].copy_from_slice(&self.widths);
         head
@@ -121,7 +123,7 @@ impl SymbolLayout {
     pub fn encode(
         &self,
         row: &SymbolRow<'_>,
-        texts: [u32; 3],
+        texts: [u32; 2],
         out: &mut Vec<u8>,
     ) -> std::io::Result<()> {
         let start = out.len();
@@ -208,9 +210,9 @@ impl SymbolLayout {
         self.number(record, 8) != 0
     }
 
-    /// The prefix, signature and doc ids.
-    pub fn texts(&self, record: &[u8]) -> [u32; 3] {
-        [0, 4, 8].map(|at| le_u32(record, at))
+    /// The prefix's id and the signature and doc's.
+    pub fn texts(&self, record: &[u8]) -> [u32; 2] {
+        [0, 4].map(|at| le_u32(record, at))
     }
 }
 
@@ -257,9 +259,7 @@ mod tests {
             assert_eq!(SymbolLayout::read(&layout.head()), Some(layout));
             let mut out = Vec::new();
             for (i, r) in rows.iter().enumerate() {
-                layout
-                    .encode(r, [i as u32, NONE, 9], &mut out)
-                    .expect("fits");
+                layout.encode(r, [i as u32, 9], &mut out).expect("fits");
             }
             assert_eq!(out.len(), rows.len() * layout.record_len());
             for (r, record) in rows.iter().zip(out.chunks(layout.record_len())) {
@@ -272,17 +272,17 @@ mod tests {
                 );
                 assert_eq!(layout.kind(record), r.kind);
                 assert!(layout.member(record));
-                assert_eq!(layout.texts(record)[1..], [NONE, 9]);
+                assert_eq!(layout.texts(record)[1], 9);
             }
         }
         // The three small rows: a name of 19 bits, a file of 3, lines of 16...
         let mut bounds = SymbolBounds::default();
         rows[..3].iter().for_each(|r| bounds.include(r));
         let small = SymbolLayout::of(bounds);
-        assert!(small.record_len() < 12 + 30, "{small:?}");
+        assert!(small.record_len() < 8 + 30, "{small:?}");
         // ... and a row wider than the layout is refused, the output left as it was.
         let mut out = vec![1, 2, 3];
-        assert!(small.encode(&rows[3], [0; 3], &mut out).is_err());
+        assert!(small.encode(&rows[3], [0; 2], &mut out).is_err());
         assert_eq!(out, [1, 2, 3]);
     }
 

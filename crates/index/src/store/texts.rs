@@ -5,11 +5,14 @@
 //! from cached facts reads them all in file order. So they are kept apart from the
 //! strings (names, paths, prefixes), which lookups binary-search and must read plain.
 //!
-//! A text is stored once (found again by its hash and compared with the bytes stored),
-//! after its length as a LEB128 varint, whole inside one block: a block holds up to
-//! [`TEXT_BLOCK`] bytes, and a longer text gets a block of its own. A text's id is its
-//! block's number above [`BLOCK_BITS`] and its place in the block below, so a reader
-//! finds its block without a search; the empty text is `NONE` and takes no bytes.
+//! A symbol's signature and doc are stored as one entry, each after its length as a
+//! LEB128 varint, so a symbol record holds one id for both (on `rustreg`, 510 k distinct
+//! pairs take 34.2 MB where the 551 k distinct texts alone took 33.0 MB; one id where two
+//! took 6.6 MB of records). An entry is stored once (found again by its hash and
+//! compared with the bytes stored), whole inside one block: a block holds up to
+//! [`TEXT_BLOCK`] bytes, and a longer entry gets a block of its own. An entry's id is
+//! its block's number above [`BLOCK_BITS`] and its place in the block below, so a reader
+//! finds its block without a search; two empty texts are `NONE` and take no bytes.
 //!
 //! Layout (little-endian): the block count (u32), [`TEXT_BLOCK`] (u32), per block its
 //! start among the compressed bytes (u64), its compressed and its uncompressed length
@@ -19,31 +22,32 @@ use std::ops::Range;
 
 use super::{LazyBlocks, NONE, counted_bytes, le_u32, le_u64, put_u32, put_u64, varint};
 
-/// The bits of a text's id that say where in its block it starts.
+/// The bits of an entry's id that say where in its block it starts.
 const BLOCK_BITS: u32 = 12;
-/// The uncompressed bytes a block holds (but for one longer text alone). A query
-/// decompresses a block for each text it shows: `find new --limit 100000` on `rustreg`
+/// The uncompressed bytes a block holds (but for one longer entry alone). A query
+/// decompresses a block for each symbol whose texts it shows: `find new --limit 100000` on `rustreg`
 /// shows 4,669 symbols, and with blocks of 16 KiB took 9 ms longer than with the texts
 /// uncompressed. Larger blocks compress a little better (`rustreg`'s 33 MB of distinct
 /// texts: 13.4 MB in blocks of 4 KiB, 12.6 in 8 KiB, 11.9 in 16 KiB).
 pub(super) const TEXT_BLOCK: usize = 1 << BLOCK_BITS;
-/// Block numbers fit in the id's other bits: 4 GiB of texts.
+/// Block numbers fit in the id's other bits: 4 GiB of entries.
 const MAX_BLOCKS: usize = 1 << (32 - BLOCK_BITS);
 const HEAD: usize = 8;
 const ENTRY: usize = 16;
-/// How many decompressed blocks a [`RecentBlocks`] keeps (4 MiB): a text stored again is
-/// mostly one of its file's (the block being filled), otherwise a common signature first
-/// stored anywhere before. On `rustreg`, of 1.16 M texts stored again, those in none of
-/// the last 256 blocks used were 20 k, of the last 1,024 13 k, each a block
-/// decompressed when the store is written and again when it is read in order.
+/// How many decompressed blocks a [`RecentBlocks`] keeps (4 MiB): an entry stored again
+/// is mostly one of its file's (the block being filled), otherwise a common signature
+/// first stored anywhere before. On `rustreg`, of 1.16 M texts stored again (each alone,
+/// before the signature and doc shared an entry), those in none of the last 256 blocks
+/// used were 20 k, of the last 1,024 13 k, each a block decompressed when the store is
+/// written and again when it is read in order.
 const RECENT: usize = 1024;
 
-/// The id of the text at `at` of block `block`.
+/// The id of the entry at `at` of block `block`.
 fn text_id(block: usize, at: usize) -> u32 {
     ((block as u32) << BLOCK_BITS) | at as u32
 }
 
-/// The block of text `id` and where in it the text starts.
+/// The block of entry `id` and where in it the entry starts.
 fn text_place(id: u32) -> (usize, usize) {
     (
         (id >> BLOCK_BITS) as usize,
@@ -51,10 +55,15 @@ fn text_place(id: u32) -> (usize, usize) {
     )
 }
 
-/// The counted text at `at` of `block` as a string; `None` where it runs past the block or
-/// is not UTF-8.
-fn text_in(block: &[u8], at: usize) -> Option<&str> {
-    counted_bytes(block, at).and_then(|(text, _)| std::str::from_utf8(text).ok())
+/// The signature and doc of the entry at `at` of `block`; `None` where they run past
+/// the block or are not UTF-8.
+fn texts_in(block: &[u8], at: usize) -> Option<(&str, &str)> {
+    let (signature, end) = counted_bytes(block, at)?;
+    let (doc, _) = counted_bytes(block, end)?;
+    Some((
+        std::str::from_utf8(signature).ok()?,
+        std::str::from_utf8(doc).ok()?,
+    ))
 }
 
 /// Blocks decompressed once and kept while they are among the last [`RECENT`] used.
@@ -123,30 +132,43 @@ pub(super) struct TextsBuilder {
     filling: Vec<u8>,
     /// The blocks before it, compressed, each with its uncompressed length.
     sealed: Vec<(Box<[u8]>, u32)>,
-    /// XXH3 of each text stored, to its id.
+    /// XXH3 of each entry stored, to its id.
     seen: rustc_hash::FxHashMap<u64, u32>,
-    /// Sealed blocks decompressed again to compare a text whose hash was seen.
+    /// Sealed blocks decompressed again to compare an entry whose hash was seen.
     recent: RecentBlocks,
+    /// The entry being added, as it is stored.
+    entry: Vec<u8>,
 }
 
 impl TextsBuilder {
-    /// Stores `text` (once) and returns its id; `NONE` for the empty text. Fails only past
-    /// 4 GiB of texts.
-    pub(super) fn add(&mut self, text: &str) -> std::io::Result<u32> {
-        if text.is_empty() {
+    /// Stores a signature and a doc (once) and returns their entry's id; `NONE` for two
+    /// empty texts. Fails only past 4 GiB of entries.
+    pub(super) fn add(&mut self, signature: &str, doc: &str) -> std::io::Result<u32> {
+        if signature.is_empty() && doc.is_empty() {
             return Ok(NONE);
         }
-        let hash = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+        let mut entry = std::mem::take(&mut self.entry);
+        entry.clear();
+        for text in [signature, doc] {
+            entry.extend_from_slice(&varint(text.len() as u64));
+            entry.extend_from_slice(text.as_bytes());
+        }
+        let added = self.add_entry(&entry);
+        self.entry = entry;
+        added
+    }
+
+    fn add_entry(&mut self, entry: &[u8]) -> std::io::Result<u32> {
+        let hash = xxhash_rust::xxh3::xxh3_64(entry);
         let seen = self.seen.get(&hash).copied();
         if let Some(id) = seen
-            && self.holds(id, text)
+            && self.holds(id, entry)
         {
             return Ok(id);
         }
-        // Without a match, a text whose hash was seen (a collision, about 10^-8 for a
+        // Without a match, an entry whose hash was seen (a collision, about 10^-8 for a
         // large tree) is stored again, unshared.
-        let length = varint(text.len() as u64);
-        if !self.filling.is_empty() && self.filling.len() + length.len() + text.len() > TEXT_BLOCK {
+        if !self.filling.is_empty() && self.filling.len() + entry.len() > TEXT_BLOCK {
             self.seal();
         }
         if self.sealed.len() >= MAX_BLOCKS {
@@ -155,8 +177,7 @@ impl TextsBuilder {
             ));
         }
         let id = text_id(self.sealed.len(), self.filling.len());
-        self.filling.extend_from_slice(&length);
-        self.filling.extend_from_slice(text.as_bytes());
+        self.filling.extend_from_slice(entry);
         if self.filling.len() >= TEXT_BLOCK {
             self.seal();
         }
@@ -166,8 +187,8 @@ impl TextsBuilder {
         Ok(id)
     }
 
-    /// Whether text `id` is `text`.
-    fn holds(&mut self, id: u32, text: &str) -> bool {
+    /// Whether entry `id` is `entry`.
+    fn holds(&mut self, id: u32, entry: &[u8]) -> bool {
         let (block, at) = text_place(id);
         let Self {
             filling,
@@ -188,7 +209,7 @@ impl TextsBuilder {
             }
             recent.get(key).unwrap_or_default()
         };
-        text_in(bytes, at) == Some(text)
+        bytes.get(at..at + entry.len()) == Some(entry)
     }
 
     /// Compresses the block being filled.
@@ -277,49 +298,50 @@ impl TextBlocks {
         )
     }
 
-    /// Text `id` (empty for `NONE`, and where it is damaged), its block decompressed
-    /// once and kept with the store.
-    pub(super) fn text<'a>(&'a self, map: &[u8], id: u32) -> &'a str {
+    /// The signature and doc of entry `id` (empty for `NONE`, and where it is damaged),
+    /// its block decompressed once and kept with the store.
+    pub(super) fn texts<'a>(&'a self, map: &[u8], id: u32) -> (&'a str, &'a str) {
         if id == NONE {
-            return "";
+            return ("", "");
         }
         let (block, at) = text_place(id);
         self.blocks
             .get_or_init(block, || self.decode(map, block).unwrap_or_default())
-            .and_then(|bytes| text_in(bytes, at))
-            .unwrap_or("")
+            .and_then(|bytes| texts_in(bytes, at))
+            .unwrap_or(("", ""))
     }
 
-    /// Texts `ids` copied into `into` (emptied first; empty for `NONE`) through `recent`,
-    /// where `key` tells this section's blocks from others': for a reader of every text,
-    /// which should not keep every block. False where one is damaged.
+    /// The signature and doc of entry `id` copied into `into` (emptied first; empty for
+    /// `NONE`) through `recent`, where `key` tells this section's blocks from others':
+    /// for a reader of every entry, which should not keep every block. False where the
+    /// entry is damaged.
     pub(super) fn copy_texts(
         &self,
         map: &[u8],
         key: u64,
         recent: &mut RecentBlocks,
-        ids: [u32; 2],
+        id: u32,
         into: [&mut String; 2],
     ) -> bool {
-        let key_of = |block: usize| (key << 32) | block as u64;
-        for (id, text) in ids.into_iter().zip(into) {
-            text.clear();
-            if id == NONE {
-                continue;
-            }
-            let (block, at) = text_place(id);
-            if !recent.load(key_of(block), || self.decode(map, block)) {
-                return false;
-            }
-            match recent
-                .get(key_of(block))
-                .and_then(|bytes| text_in(bytes, at))
-            {
-                Some(stored) => text.push_str(stored),
-                None => return false,
-            }
+        let [signature, doc] = into;
+        signature.clear();
+        doc.clear();
+        if id == NONE {
+            return true;
         }
-        true
+        let (block, at) = text_place(id);
+        let key = (key << 32) | block as u64;
+        if !recent.load(key, || self.decode(map, block)) {
+            return false;
+        }
+        match recent.get(key).and_then(|bytes| texts_in(bytes, at)) {
+            Some((stored_signature, stored_doc)) => {
+                signature.push_str(stored_signature);
+                doc.push_str(stored_doc);
+                true
+            }
+            None => false,
+        }
     }
 }
 
@@ -339,35 +361,56 @@ mod tests {
     }
 
     #[test]
-    fn texts_are_stored_once_whole_in_a_block_and_read_back() {
+    fn entries_are_stored_once_whole_in_a_block_and_read_back() {
         let mut builder = TextsBuilder::default();
-        assert_eq!(builder.add("").ok(), Some(NONE));
+        assert_eq!(builder.add("", "").ok(), Some(NONE));
         let long = "x".repeat(3 * TEXT_BLOCK);
         let mut added = Vec::new();
         for i in 0..3000 {
-            let text = format!("fn f{i}(a: u32) -> u32");
-            added.push((builder.add(&text).expect("fits"), text));
+            let signature = format!("fn f{i}(a: u32) -> u32");
+            let doc = if i % 3 == 0 {
+                String::new()
+            } else {
+                format!("Adds {i}.")
+            };
+            let id = builder.add(&signature, &doc).expect("fits");
+            added.push((id, signature, doc));
             if i == 1000 {
-                added.push((builder.add(&long).expect("fits"), long.clone()));
+                let id = builder.add("", &long).expect("fits");
+                added.push((id, String::new(), long.clone()));
             }
         }
-        // The same texts again, long after their blocks were sealed: the same ids.
-        for (id, text) in &added {
-            assert_eq!(builder.add(text).ok(), Some(*id), "{text}");
+        // The same entries again, long after their blocks were sealed: the same ids; a
+        // signature with another doc is another entry.
+        for (id, signature, doc) in &added {
+            assert_eq!(builder.add(signature, doc).ok(), Some(*id), "{signature}");
         }
+        let other = builder.add(&added[0].1, "Another doc.").expect("fits");
+        assert_ne!(other, added[0].0);
         let (bytes, section) = written(builder);
         assert!(section.count() > 3, "several blocks");
-        for (id, text) in &added {
+        for (id, signature, doc) in &added {
             let (_, at) = text_place(*id);
             assert!(at < TEXT_BLOCK);
-            assert_eq!(section.text(&bytes, *id), text);
+            assert_eq!(
+                section.texts(&bytes, *id),
+                (signature.as_str(), doc.as_str())
+            );
         }
-        assert_eq!(section.text(&bytes, NONE), "");
+        assert_eq!(
+            section.texts(&bytes, other),
+            (added[0].1.as_str(), "Another doc.")
+        );
+        assert_eq!(section.texts(&bytes, NONE), ("", ""));
         let mut recent = RecentBlocks::default();
-        let (mut a, mut b) = (String::new(), "stale".to_owned());
-        let ids = [added[0].0, NONE];
-        assert!(section.copy_texts(&bytes, 1, &mut recent, ids, [&mut a, &mut b]));
-        assert_eq!((a.as_str(), b.as_str()), (added[0].1.as_str(), ""));
+        let (mut a, mut b) = ("stale".to_owned(), "stale".to_owned());
+        assert!(section.copy_texts(&bytes, 1, &mut recent, added[1].0, [&mut a, &mut b]));
+        assert_eq!(
+            (a.as_str(), b.as_str()),
+            (added[1].1.as_str(), added[1].2.as_str())
+        );
+        assert!(section.copy_texts(&bytes, 1, &mut recent, NONE, [&mut a, &mut b]));
+        assert_eq!((a.as_str(), b.as_str()), ("", ""));
     }
 
     #[test]
@@ -392,23 +435,23 @@ mod tests {
     }
 
     #[test]
-    fn a_hash_shared_by_two_texts_stores_both() {
+    fn a_hash_shared_by_two_entries_stores_both() {
         let mut builder = TextsBuilder::default();
-        let first = builder.add("fn a()").expect("fits");
-        // Another text entered under the first one's hash, as a collision would.
-        let hash = xxhash_rust::xxh3::xxh3_64(b"fn b()");
+        let first = builder.add("fn a()", "").expect("fits");
+        // Another entry entered under the first one's hash, as a collision would.
+        let hash = xxhash_rust::xxh3::xxh3_64(b"\x06fn b()\x00");
         builder.seen.insert(hash, first);
-        let second = builder.add("fn b()").expect("fits");
+        let second = builder.add("fn b()", "").expect("fits");
         assert_ne!(first, second);
         let (bytes, section) = written(builder);
-        assert_eq!(section.text(&bytes, first), "fn a()");
-        assert_eq!(section.text(&bytes, second), "fn b()");
+        assert_eq!(section.texts(&bytes, first), ("fn a()", ""));
+        assert_eq!(section.texts(&bytes, second), ("fn b()", ""));
     }
 
     #[test]
     fn damaged_sections_read_as_empty_never_panic() {
         let mut builder = TextsBuilder::default();
-        let id = builder.add("fn a()").expect("fits");
+        let id = builder.add("fn a()", "A.").expect("fits");
         let (mut bytes, _) = written(builder);
         // A block table longer than the section is refused.
         let mut longer = bytes.clone();
@@ -418,11 +461,11 @@ mod tests {
         let last = bytes.len() - 1;
         bytes[last] ^= 0xFF;
         let section = TextBlocks::open(&bytes, 0..bytes.len()).expect("the table is whole");
-        let _ = section.text(&bytes, id);
-        assert_eq!(section.text(&bytes, text_id(7, 0)), "");
-        assert_eq!(section.text(&bytes, id + 3), "");
+        let _ = section.texts(&bytes, id);
+        assert_eq!(section.texts(&bytes, text_id(7, 0)), ("", ""));
+        assert_eq!(section.texts(&bytes, id + 3), ("", ""));
         bytes[HEAD + 12..HEAD + 16].copy_from_slice(&u32::MAX.to_le_bytes());
         let section = TextBlocks::open(&bytes, 0..bytes.len()).expect("the table is whole");
-        assert_eq!(section.text(&bytes, id), "");
+        assert_eq!(section.texts(&bytes, id), ("", ""));
     }
 }
