@@ -945,7 +945,7 @@ fn ordered_by_group<K: Ord + Send>(
 fn section_len(
     section: Section,
     data: &StoreData<'_>,
-    symbols: &SymbolLayout,
+    layout: &SymbolLayout,
     meta_len: usize,
 ) -> u64 {
     let (count, record) = match section {
@@ -954,7 +954,7 @@ fn section_len(
         Section::Names => (data.names.len(), 8),
         Section::Files => (data.files.len(), FILE_RECORD),
         Section::Symbols => {
-            return (symbols::LAYOUT_HEAD + data.symbols.len() * symbols.record_len()) as u64;
+            return (symbols::LAYOUT_HEAD + data.symbols.len() * layout.record_len()) as u64;
         }
         Section::SymbolsByName => (data.symbols.len(), 4),
         Section::Refs => return blocked_len(data.refs.len()),
@@ -988,7 +988,7 @@ fn blocked_len(count: usize) -> u64 {
 fn encode_section(
     section: Section,
     data: &StoreData<'_>,
-    symbols: &SymbolLayout,
+    layout: &SymbolLayout,
     strings: &mut StringsBuilder,
     meta: &[u8],
     out: &mut SectionOut<'_, '_>,
@@ -1022,11 +1022,11 @@ fn encode_section(
             }
         }
         Section::Symbols => {
-            out.bytes.extend_from_slice(&symbols.head());
+            out.bytes.extend_from_slice(&layout.head());
             match &data.symbols {
                 SymbolRows::Made(rows) => {
                     for s in rows {
-                        encode_symbol(s, symbols, strings, out)?;
+                        encode_symbol(s, layout, strings, out)?;
                     }
                 }
                 SymbolRows::PerFile(source) => {
@@ -1034,7 +1034,7 @@ fn encode_section(
                         let mut written = Ok(());
                         source.for_each_row(file, &mut |s| {
                             if written.is_ok() {
-                                written = encode_symbol(s, symbols, strings, out);
+                                written = encode_symbol(s, layout, strings, out);
                             }
                         });
                         written?;
@@ -1201,12 +1201,12 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
     })
     .unwrap_or_default();
     let header_len = HEADER_BYTES + SECTION_ENTRY_BYTES * SECTIONS.len();
-    let symbols = symbol_layout(data);
+    let layout = symbol_layout(data);
     let mut table: Vec<(Section, u64, u64)> = Vec::with_capacity(SECTIONS.len());
     let mut end = header_len as u64;
     for &section in SECTIONS.iter().filter(|&&s| !s.written_last()) {
         let at = end.div_ceil(8) * 8;
-        let len = section_len(section, data, &symbols, meta.len());
+        let len = section_len(section, data, &layout, meta.len());
         table.push((section, at, len));
         end = at + len;
     }
@@ -1235,7 +1235,7 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
             PLAIN.par_iter().try_for_each(|&s| {
                 let mut out = SectionOut::new(&output, place(s));
                 let mut strings = StringsBuilder::default();
-                encode_section(s, data, &symbols, &mut strings, &meta, &mut out)?;
+                encode_section(s, data, &layout, &mut strings, &meta, &mut out)?;
                 out.finish()
             })
         });
@@ -1246,7 +1246,7 @@ pub(crate) fn write(dir: &Path, data: &StoreData<'_>, generation: u64) -> Result
             .filter(|s| !s.written_last() && !PLAIN.contains(s))
         {
             let mut out = SectionOut::new(&output, place(s));
-            written = encode_section(s, data, &symbols, &mut strings, &meta, &mut out)
+            written = encode_section(s, data, &layout, &mut strings, &meta, &mut out)
                 .and_then(|()| out.finish());
             if written.is_err() {
                 break;

@@ -1112,11 +1112,11 @@ impl RowSource for TreeRows<'_> {
     }
 
     fn bounds(&self) -> SymbolBounds {
-        let no_prefix: Arc<str> = Arc::from("");
         (0..self.files.len())
             .into_par_iter()
             .map(|fid| {
                 let mut bounds = SymbolBounds::default();
+                let no_prefix: Arc<str> = Arc::from("");
                 // The files and definitions `for_each_row` makes rows of, as it makes them
                 // but for the texts.
                 if let (Some(facts), Some(Some(_)), Some(&base)) = (

@@ -76,6 +76,8 @@ impl SymbolBounds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct SymbolLayout {
     widths: [u8; NUMBERS],
+    /// The bit of a record where each number starts.
+    starts: [usize; NUMBERS],
     /// Bytes per record.
     record: usize,
 }
@@ -87,10 +89,16 @@ impl SymbolLayout {
     }
 
     fn with_widths(widths: [u8; NUMBERS]) -> SymbolLayout {
-        let bits: usize = widths.iter().map(|&w| usize::from(w)).sum();
+        let mut starts = [0; NUMBERS];
+        let mut at = TEXT_IDS * 8;
+        for (start, &width) in starts.iter_mut().zip(&widths) {
+            *start = at;
+            at += usize::from(width);
+        }
         SymbolLayout {
             widths,
-            record: TEXT_IDS + bits.div_ceil(8),
+            starts,
+            record: at.div_ceil(8),
         }
     }
 
@@ -132,20 +140,19 @@ impl SymbolLayout {
         }
         // Eight bytes of slack, so each number is or-ed in as one u64 and cut after.
         out.resize(start + self.record + 8, 0);
-        let mut at = start * 8 + TEXT_IDS * 8;
-        for (&width, value) in self.widths.iter().zip(SymbolNumbers::of(row).0) {
+        let numbers = SymbolNumbers::of(row).0;
+        for ((&width, &at), value) in self.widths.iter().zip(&self.starts).zip(numbers) {
             if u64::from(value) >> width != 0 {
                 out.truncate(start);
                 return Err(std::io::Error::other(format!(
                     "a symbol's number {value} is wider than its store layout ({width} bits)"
                 )));
             }
-            let (byte, shift) = (at / 8, at % 8);
+            let (byte, shift) = (start + at / 8, at % 8);
             let mut window = [0u8; 8];
             window.copy_from_slice(&out[byte..byte + 8]);
             let merged = u64::from_le_bytes(window) | (u64::from(value) << shift);
             out[byte..byte + 8].copy_from_slice(&merged.to_le_bytes());
-            at += usize::from(width);
         }
         out.truncate(start + self.record);
         Ok(())
@@ -153,11 +160,7 @@ impl SymbolLayout {
 
     /// Number `index` of `record` (0 where the record is short: only a damaged file's).
     fn number(&self, record: &[u8], index: usize) -> u32 {
-        let at = TEXT_IDS * 8
-            + self.widths[..index]
-                .iter()
-                .map(|&w| usize::from(w))
-                .sum::<usize>();
+        let at = self.starts[index];
         let width = u32::from(self.widths[index]);
         let (byte, shift) = (at / 8, at % 8);
         let mut window = [0u8; 8];
