@@ -615,8 +615,8 @@ pub(crate) struct PackedRefs(Box<[u8]>);
 /// [`DefColumns`]. They come in source order, so the line is a step from the one before
 /// (mostly 0 or a few), and a reference mostly sits in the same definition and reads the
 /// chain after the last one read: those are [`Steps`] too, 0 for `NONE`. Names and
-/// qualifiers are ids interned in the order the file used them, as likely to go back as
-/// forward: stored as they are.
+/// qualifiers are stored as they are: as steps they took more (on `rustreg`, 17.8 and
+/// 17.6 MB of references against 17.5).
 #[derive(Default, serde::Serialize, serde::Deserialize)]
 struct RefColumns<C> {
     name: C,
