@@ -2204,6 +2204,7 @@ fn stored_records(
         .symbols
         .map(|sid| {
             let s = store.symbol(sid)?;
+            let (signature, doc) = s.texts();
             Some(SymbolRow {
                 name: store.symbol_name(sid),
                 file: fid,
@@ -2215,8 +2216,8 @@ fn stored_records(
                 kind: s.kind,
                 member: s.member,
                 prefix: stored_prefix(&s),
-                signature: Cow::Owned(s.signature().to_owned()),
-                doc: Cow::Owned(s.doc().to_owned()),
+                signature: Cow::Owned(signature.to_owned()),
+                doc: Cow::Owned(doc.to_owned()),
             })
         })
         .collect::<Option<Vec<_>>>()?;

@@ -43,7 +43,9 @@ use crate::resolve::{
     CompactFacts, ContainerHead, Declarations, DeclarationsRef, FileMemo, Outcome, PackedRefs,
     ParsedFile,
 };
-use crate::store::{FORMAT_VERSION, FileRow, counted_bytes, u32_at, u64_at};
+use crate::store::{
+    FORMAT_VERSION, FileRow, MAX_EXPANSION, counted_bytes, decompress_exact, u32_at, u64_at,
+};
 
 const MAGIC: &[u8; 8] = b"MCURFACT";
 /// The layout of the entries (2: compressed; 3: with the first syntax error's line; 4:
@@ -59,8 +61,6 @@ const MAGIC: &[u8; 8] = b"MCURFACT";
 /// with their lengths, not their ends; 17: the references as columns,
 /// `resolve::facts::RefColumns`); a cache of another layout is ignored.
 const LAYOUT_VERSION: u32 = 17;
-/// LZ4 expands at most 255 to 1: a block that claims more is damaged, not allocated.
-const MAX_EXPANSION: usize = 255;
 pub(crate) const CACHE_FILE: &str = "facts.bin";
 /// Entries of files that patches changed since `facts.bin` was written; they win over it.
 pub(crate) const PATCH_CACHE_FILE: &str = "facts-patch.bin";
@@ -311,10 +311,7 @@ fn block_size(block: &[u8]) -> Option<usize> {
 
 /// One LZ4 block with its uncompressed size first, decompressed; `None` when damaged.
 pub(crate) fn decompress_block(block: &[u8]) -> Option<Vec<u8>> {
-    let size = block_size(block)?;
-    let mut out = vec![0u8; size];
-    let written = lz4_flex::block::decompress_into(block.get(4..)?, &mut out).ok()?;
-    (written == size).then_some(out)
+    decompress_exact(block.get(4..)?, block_size(block)?)
 }
 
 /// The part of `bytes` that their first four bytes give the length of, and what follows.

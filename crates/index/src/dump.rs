@@ -85,6 +85,7 @@ impl Index {
                 let Some(s) = store.symbol(id) else {
                     continue;
                 };
+                let (signature, doc) = s.texts();
                 lines.push(format!(
                     "def {}:{}:{}-{}:{} {} {} parent={} sig={:?} doc={:?}",
                     file.path,
@@ -95,8 +96,8 @@ impl Index {
                     s.kind.as_str(),
                     s.qualified_name,
                     s.parent.map_or_else(|| "-".to_owned(), place),
-                    s.signature(),
-                    s.doc()
+                    signature,
+                    doc
                 ));
             }
             for id in file.symbols.clone() {

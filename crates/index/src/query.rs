@@ -486,6 +486,7 @@ impl Index {
 
     pub(crate) fn hit(&self, symbol: &SymbolInfo<'_>) -> SymbolHit {
         let file = self.store.file(symbol.file);
+        let (signature, doc) = symbol.texts();
         SymbolHit {
             name: symbol.name.to_owned(),
             qualified_name: symbol.qualified_name.clone(),
@@ -495,8 +496,8 @@ impl Index {
             line: symbol.line,
             column: symbol.column,
             end_line: symbol.end_line,
-            signature: symbol.signature().to_owned(),
-            doc: symbol.doc().to_owned(),
+            signature: signature.to_owned(),
+            doc: doc.to_owned(),
             id: symbol.id,
             member: symbol.member,
         }

@@ -11,7 +11,7 @@ use rustc_hash::FxHashSet as HashSet;
 
 use mcursor_syntax::{Import, ImportTarget, Position, RefKind, SymbolKind, TypeRef, ValueChain};
 
-use super::written::{ChainAt, TypeAt, Written, WrittenBuilder};
+use super::written::{ChainAt, EndsAsLengths, TypeAt, Written, WrittenBuilder, ends_of_lengths};
 use crate::store::{NONE, SymbolRow};
 
 /// The first paragraph of a doc comment, at most 400 characters: enough to say what a
@@ -317,23 +317,7 @@ impl DefColumns<&[u8]> {
     /// differ in length or a varint is cut short.
     fn definitions(&self) -> Option<Vec<Def>> {
         let count = self.name.iter().filter(|&&byte| byte & 0x80 == 0).count();
-        let [
-            mut c_name,
-            mut c_kind,
-            mut c_modules,
-            mut c_container,
-            mut c_container_id,
-            mut c_parent,
-            mut c_line,
-            mut c_column,
-            mut c_end_line_step,
-            mut c_end_column,
-            mut c_default_export,
-            mut c_type_ref,
-            mut c_value,
-            mut c_lists,
-            mut c_text,
-        ] = [
+        let mut columns = [
             self.name,
             self.kind,
             self.modules,
@@ -351,6 +335,23 @@ impl DefColumns<&[u8]> {
             self.text,
         ]
         .map(Varints);
+        let [
+            c_name,
+            c_kind,
+            c_modules,
+            c_container,
+            c_container_id,
+            c_parent,
+            c_line,
+            c_column,
+            c_end_line_step,
+            c_end_column,
+            c_default_export,
+            c_type_ref,
+            c_value,
+            c_lists,
+            c_text,
+        ] = &mut columns;
         let [mut name, mut line, mut container, mut container_id] = [Steps::default(); 4];
         let [mut type_ref, mut value, mut lists, mut text] = [Steps::default(); 4];
         let mut definitions = Vec::with_capacity(count);
@@ -381,24 +382,8 @@ impl DefColumns<&[u8]> {
                 text: text.optional_value(c_text.next()?),
             });
         }
-        let rest = [
-            c_name,
-            c_kind,
-            c_modules,
-            c_container,
-            c_container_id,
-            c_parent,
-            c_line,
-            c_column,
-            c_end_line_step,
-            c_end_column,
-            c_default_export,
-            c_type_ref,
-            c_value,
-            c_lists,
-            c_text,
-        ];
-        rest.iter()
+        columns
+            .iter()
             .all(|column| column.0.is_empty())
             .then_some(definitions)
     }
@@ -763,30 +748,18 @@ struct StringTable {
 /// the tables 22.3 → 19.6 MB compressed; a throwaway count).
 impl serde::Serialize for StringTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut start = 0;
-        let lengths: Vec<u32> = self
-            .ends
-            .iter()
-            .map(|&end| {
-                let length = end.wrapping_sub(start);
-                start = end;
-                length
-            })
-            .collect();
-        (&self.text, lengths).serialize(serializer)
+        (&self.text, EndsAsLengths(&self.ends)).serialize(serializer)
     }
 }
 
 impl<'de> serde::Deserialize<'de> for StringTable {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let (text, mut ends): (String, Vec<u32>) = serde::Deserialize::deserialize(deserializer)?;
+        let (text, lengths): (String, Vec<u32>) = serde::Deserialize::deserialize(deserializer)?;
         // Lengths that run past the text (damage) give ends that `get` reads as empty.
-        let mut end = 0u32;
-        for length in &mut ends {
-            end = end.wrapping_add(*length);
-            *length = end;
-        }
-        Ok(StringTable { text, ends })
+        Ok(StringTable {
+            text,
+            ends: ends_of_lengths(lengths),
+        })
     }
 }
 

@@ -180,42 +180,48 @@ struct StoredPathTable {
     counts: Vec<u32>,
 }
 
+/// The ends of consecutive runs (a path's segments, a string's bytes) serialized as the
+/// runs' lengths, which are smaller varints; [`ends_of_lengths`] reads them back.
+pub(super) struct EndsAsLengths<'a>(pub &'a [u32]);
+
+impl serde::Serialize for EndsAsLengths<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let starts = std::iter::once(0).chain(self.0.iter().copied());
+        serializer.collect_seq(
+            starts
+                .zip(self.0)
+                .map(|(start, end)| end.wrapping_sub(start)),
+        )
+    }
+}
+
+/// The ends [`EndsAsLengths`] wrote, in place of the lengths read. Lengths that run past
+/// what they count (damage) give ends that the readers take as empty runs.
+pub(super) fn ends_of_lengths(mut lengths: Vec<u32>) -> Vec<u32> {
+    let mut end = 0u32;
+    for length in &mut lengths {
+        end = end.wrapping_add(*length);
+        *length = end;
+    }
+    lengths
+}
+
 /// Written as [`StoredPathTable`] is read, without a copy of the segments.
 impl serde::Serialize for PathTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        struct Counts<'a>(&'a [u32]);
-        impl serde::Serialize for Counts<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                let starts = std::iter::once(0).chain(self.0.iter().copied());
-                serializer.collect_seq(
-                    starts
-                        .zip(self.0)
-                        .map(|(start, end)| end.wrapping_sub(start)),
-                )
-            }
-        }
         let mut stored = serializer.serialize_struct("StoredPathTable", 2)?;
         stored.serialize_field("segments", &self.segments)?;
-        stored.serialize_field("counts", &Counts(&self.ends))?;
+        stored.serialize_field("counts", &EndsAsLengths(&self.ends))?;
         stored.end()
     }
 }
 
 impl From<StoredPathTable> for PathTable {
     fn from(stored: StoredPathTable) -> Self {
-        let mut end = 0u32;
-        let ends = stored
-            .counts
-            .iter()
-            .map(|&count| {
-                end = end.wrapping_add(count);
-                end
-            })
-            .collect();
         PathTable {
             segments: stored.segments,
-            ends,
+            ends: ends_of_lengths(stored.counts),
         }
     }
 }

@@ -20,7 +20,9 @@
 
 use std::ops::Range;
 
-use super::{LazyBlocks, NONE, counted_bytes, le_u32, le_u64, put_u32, put_u64, varint};
+use super::{
+    LazyBlocks, NONE, counted_bytes, decompress_exact, le_u32, le_u64, put_u32, put_u64, varint,
+};
 
 /// The bits of an entry's id that say where in its block it starts.
 const BLOCK_BITS: u32 = 12;
@@ -244,15 +246,7 @@ impl TextsBuilder {
 
 /// `compressed` decompressed; `None` unless it gives exactly `len` bytes.
 fn decompress(compressed: &[u8], len: usize) -> Option<Box<[u8]>> {
-    // LZ4 cannot expand more than 255 times: a damaged length asks for no more than that.
-    if len > compressed.len().saturating_mul(255).max(TEXT_BLOCK) {
-        return None;
-    }
-    let mut out = vec![0u8; len];
-    match lz4_flex::block::decompress_into(compressed, &mut out) {
-        Ok(n) if n == len => Some(out.into_boxed_slice()),
-        _ => None,
-    }
+    decompress_exact(compressed, len).map(Vec::into_boxed_slice)
 }
 
 /// The texts section as read: its block table in the mapping, and each block once
